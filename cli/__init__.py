@@ -1,0 +1,1 @@
+"""rulesvm.cli: the command-line interface (Typer)."""

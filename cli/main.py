@@ -1,0 +1,348 @@
+"""`rulesvm`: the command-line interface (Typer). Each command calls the public API in
+`rulesvm.api` and hands everything it shows to `cli.render`.
+
+Exit codes: 0 success, 1 game or validation errors (including a rules error while
+playing), 2 usage errors (bad options or arguments).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import sys
+from typing import List, Optional
+
+import typer
+
+from rulesvm import api
+from rulesvm.dsl.diagnostics import DiagnosticError
+from rulesvm.interpreter import RulesRuntimeError
+from rulesvm.interpreter.agents import AgentSpecError, make_agent, registered_agents
+from rulesvm.interpreter.rng import derive
+
+from .human import HumanAgent, QuitGame
+from .render import Screen
+
+app = typer.Typer(
+    name="rulesvm",
+    help="Play, check and analyse card and board games written in the rulesvm rules language.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+GAME_ARG = typer.Argument(..., help="The game's YAML file (its entry point), e.g. games/giant_king.yaml.",
+                          show_default=False)
+CARD_SET_OPT = typer.Option(None, "--card-set", help="Add a card-set YAML file to the game (repeatable).",
+                            metavar="FILE")
+SET_OPT = typer.Option(None, "--set", help="Override a game option: NAME=VALUE (repeatable). "
+                       "`rulesvm info GAME` lists the options.", metavar="NAME=VALUE")
+VARIANT_OPT = typer.Option(None, "--variant", help="Apply a variant by name or file (repeatable, in order).",
+                           metavar="NAME|FILE")
+
+
+def _usage(screen: Screen, message: str, hint: str | None = None) -> None:
+    screen.error(message, hint)
+    raise typer.Exit(2)
+
+
+def _load(screen: Screen, path: str, card_sets, variants, set_pairs) -> api.Game:
+    if not os.path.exists(path):
+        _usage(screen, f"no such file: {path}", "give the path of a game's YAML file, e.g. games/giant_king.yaml")
+    try:
+        game = api.load_game(path, card_sets or [], variants or [], set_pairs=set_pairs or [])
+    except DiagnosticError as exc:
+        screen.diagnostics(exc.diagnostics)
+        errors = sum(1 for d in exc.diagnostics if d.is_error)
+        screen.note(f"{errors} error(s): the game cannot be loaded (run `rulesvm validate {path}`)")
+        raise typer.Exit(1)
+    except ValueError as exc:
+        _usage(screen, str(exc))
+    return game
+
+
+def _parse_seat(screen: Screen, text: str, players: int, what: str) -> int:
+    try:
+        seat = int(text)
+    except ValueError:
+        _usage(screen, f"{what}: `{text}` is not a seat number")
+    if not 1 <= seat <= players:
+        _usage(screen, f"{what}: seat {seat} does not exist in a {players}-player game (seats 1-{players})")
+    return seat - 1
+
+
+class _JsonlLog:
+    """The --log file: one JSON object per line, keys sorted, so equal games give equal bytes."""
+
+    def __init__(self, path: str, header: dict):
+        self.fh = open(path, "w", encoding="utf-8")
+        self.header = header
+
+    def __call__(self, record: dict) -> None:
+        if record["type"] == "start":
+            record = {**record, **self.header}
+        self.fh.write(json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n")
+
+    def close(self) -> None:
+        self.fh.close()
+
+
+def _check_writable(screen: Screen, path: Optional[str], force: bool, what: str) -> None:
+    if path and os.path.exists(path) and not force:
+        _usage(screen, f"{what} file {path} already exists", "choose another name, or add --force to overwrite it")
+
+
+@app.command()
+def run(
+    game: str = GAME_ARG,
+    players: Optional[int] = typer.Option(None, "--players", "-p", help="Number of players (the game's default if omitted)."),
+    seed: Optional[int] = typer.Option(None, "--seed", "-s", help="Random seed; the same seed, files and choices "
+                                       "give the same game, byte for byte. Random (and printed) if omitted."),
+    human: Optional[List[str]] = typer.Option(None, "--human", help="Play this seat at the terminal (repeatable).",
+                                              metavar="SEAT"),
+    agent: Optional[List[str]] = typer.Option(None, "--agent", help="Agent for a seat: SEAT=NAME, e.g. 2=random "
+                                              "(repeatable; other seats play random).", metavar="SEAT=NAME"),
+    log: Optional[str] = typer.Option(None, "--log", help="Write every event and decision as JSON Lines to FILE.",
+                                      metavar="FILE"),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object with the result to stdout "
+                                 "(the readable log goes to stderr)."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="Do not print the readable log."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Also print every decision."),
+    save: Optional[str] = typer.Option(None, "--save", help="Save file: a human types `save` to write it; "
+                                       "with --save-at the game stops and saves there.", metavar="FILE"),
+    save_at: Optional[int] = typer.Option(None, "--save-at", help="Stop after N decisions and write the --save file.",
+                                          metavar="N"),
+    force: bool = typer.Option(False, "--force", help="Overwrite existing --log/--save files."),
+    card_set: Optional[List[str]] = CARD_SET_OPT,
+    set_: Optional[List[str]] = SET_OPT,
+    variant: Optional[List[str]] = VARIANT_OPT,
+    max_steps: Optional[int] = typer.Option(None, "--max-steps", help="Stop a rule that runs this many steps "
+                                            "without a decision (default: the game's max_steps or 1,000,000)."),
+    debug: bool = typer.Option(False, "--debug", help="Check after every step that no card is lost or duplicated."),
+) -> None:
+    """Play a game: bots by default, `--human SEAT` for a person at the terminal."""
+    screen = Screen(log_to_stderr=as_json, quiet=quiet)
+    if save_at is not None and not save:
+        _usage(screen, "--save-at needs --save FILE")
+    _check_writable(screen, log, force, "log")
+    _check_writable(screen, save, force, "save")
+    g = _load(screen, game, card_set, variant, set_)
+    lo, hi, default = g.model.players
+    n = players if players is not None else default
+    if not lo <= n <= hi:
+        _usage(screen, f"{g.name} is for {lo}" + (f" to {hi}" if hi != lo else "") + f" players, not {n}",
+               f"use --players {lo}" + (f" to {hi}" if hi != lo else ""))
+    if seed is None:
+        seed = secrets.randbelow(10**9)
+    humans = {_parse_seat(screen, h, n, "--human") for h in (human or [])}
+    specs = {}
+    for a in agent or []:
+        seat_text, eq, name = a.partition("=")
+        if not eq:
+            _usage(screen, f"--agent {a}: write SEAT=NAME, e.g. 2=random")
+        s = _parse_seat(screen, seat_text, n, "--agent")
+        if s in humans:
+            _usage(screen, f"seat {s + 1} is both --human and --agent")
+        specs[s] = name
+    agents = {}
+    try:
+        for s in range(n):
+            if s not in humans:
+                agents[s] = make_agent(specs.get(s, "random"), derive(seed, 1000 + s))
+    except AgentSpecError as exc:
+        _usage(screen, str(exc))
+    viewer = {h + 1 for h in humans} if humans else None
+    header = {"game_path": os.path.relpath(g.path), "card_sets": [os.path.relpath(c) for c in g.card_sets],
+              "agents": {str(s + 1): ("human" if s in humans else specs.get(s, "random")) for s in range(n)}}
+    log_writer = _JsonlLog(log, header) if log else None
+
+    def sink(record: dict) -> None:
+        if log_writer is not None:
+            log_writer(record)
+        if record["type"] == "decision" and verbose:
+            screen.decision_echo(record, viewer)
+        elif record["type"] in ("log", "start"):
+            screen.event(record, viewer)
+
+    def on_save(match) -> str:
+        if not save:
+            return "no save file: start the game with --save FILE"
+        api.save_match(match, g, save, {"agents": header["agents"]})
+        return f"saved to {save} (resume with `rulesvm resume {save}`)"
+
+    for h in humans:
+        agents[h] = HumanAgent(screen, on_save=on_save if save else None, clear_between=len(humans) > 1)
+    try:
+        match = api.new_game(g, n, seed, sink, debug, max_steps)
+        if save_at is not None:
+            while not match.is_over and match.decisions_made < save_at:
+                s = match.current_player
+                choice = agents[s].choose(api.SeatView(match, s))
+                match.apply(choice)
+            api.save_match(match, g, save, {"agents": header["agents"]})
+            screen.note(f"saved after {match.decisions_made} decisions to {save}")
+            return
+        result = api.play(match, agents)
+    except QuitGame as exc:
+        screen.note(f"Game stopped ({exc.reason})." + (" Saved games can be resumed with `rulesvm resume`."
+                                                         if save else ""))
+        return
+    except RulesRuntimeError as exc:
+        screen.runtime_error(exc)
+        if log:
+            screen.note(f"the log up to the error is in {log} (replay it with `rulesvm replay {log}`)")
+        raise typer.Exit(1)
+    finally:
+        if log_writer is not None:
+            log_writer.close()
+    _finish(screen, g, match, result, seed, n, agents, as_json, quiet)
+
+
+def _finish(screen: Screen, g, match, result, seed, n, agents, as_json: bool, quiet: bool) -> None:
+    names = {s: a.describe() for s, a in agents.items()}
+    if as_json:
+        screen.json({"game": g.model.id, "seed": seed, "players": n, "decisions": match.decisions_made,
+                     "options": {k: (list(v) if isinstance(v, tuple) else v) for k, v in g.program.options.items()},
+                     "variants": g.variants, "agents": {str(s + 1): a for s, a in names.items()},
+                     "result": result})
+    else:
+        screen.result(result, names, g.name)
+
+
+@app.command()
+def resume(
+    save_file: str = typer.Argument(..., help="A file written by `rulesvm run --save FILE`.", metavar="SAVE"),
+    human: Optional[List[str]] = typer.Option(None, "--human", help="Play this seat at the terminal (repeatable); "
+                                              "by default the seats the save file records as human.", metavar="SEAT"),
+    as_json: bool = typer.Option(False, "--json", help="Print the result as one JSON object."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="Do not print the readable log."),
+) -> None:
+    """Resume a saved game exactly where it was saved."""
+    screen = Screen(log_to_stderr=as_json, quiet=quiet)
+    sink = lambda record: screen.event(record) if record["type"] == "log" else None
+    try:
+        g, match, data = api.load_saved(save_file, sink)
+    except DiagnosticError as exc:
+        screen.diagnostics(exc.diagnostics)
+        raise typer.Exit(1)
+    except ValueError as exc:
+        _usage(screen, str(exc))
+    n = match.players
+    recorded = data.get("agents", {})
+    humans = {_parse_seat(screen, h, n, "--human") for h in (human or [])} if human else \
+        {int(s) - 1 for s, a in recorded.items() if a == "human"}
+    agents = {}
+    try:
+        for s in range(n):
+            if s not in humans:
+                spec = recorded.get(str(s + 1), "random")
+                agents[s] = make_agent("random" if spec == "human" else spec, derive(match.seed, 2000 + s))
+    except AgentSpecError as exc:
+        _usage(screen, str(exc))
+
+    def on_save(m) -> str:
+        api.save_match(m, g, save_file, {"agents": recorded})
+        return f"saved to {save_file}"
+    for h in humans:
+        agents[h] = HumanAgent(screen, on_save=on_save, clear_between=len(humans) > 1)
+    screen.note(f"Resuming {g.name} after {match.decisions_made} decisions (seed {match.seed}).")
+    try:
+        result = api.play(match, agents)
+    except QuitGame as exc:
+        screen.note(f"Game stopped ({exc.reason}).")
+        return
+    except RulesRuntimeError as exc:
+        screen.runtime_error(exc)
+        raise typer.Exit(1)
+    _finish(screen, g, match, result, match.seed, n, agents, as_json, quiet)
+
+
+@app.command()
+def validate(
+    paths: List[str] = typer.Argument(..., help="Game YAML files, or folders to search for them.", metavar="PATH..."),
+    card_set: Optional[List[str]] = CARD_SET_OPT,
+    as_json: bool = typer.Option(False, "--json", help="Print the diagnostics as JSON."),
+    no_warnings: bool = typer.Option(False, "--no-warnings", help="Show errors only."),
+) -> None:
+    """Check game files: YAML, schema, rules scripts and card data. Exit 1 on errors."""
+    screen = Screen()
+    files = []
+    for p in paths:
+        if os.path.isdir(p):
+            for root, _, names in sorted(os.walk(p)):
+                files.extend(os.path.join(root, f) for f in sorted(names) if _is_game_file(os.path.join(root, f)))
+        elif os.path.exists(p):
+            files.append(p)
+        else:
+            _usage(screen, f"no such file or folder: {p}")
+    if not files:
+        _usage(screen, "no game files found", "a game file is a YAML file with a `rules:` key")
+    all_diags = []
+    errors = 0
+    for f in files:
+        diags = api.validate_game(f, card_set or [])
+        all_diags.extend(diags)
+        errors += sum(1 for d in diags if d.is_error)
+        if not as_json:
+            screen.diagnostics(diags, warnings=not no_warnings)
+            n_err = sum(1 for d in diags if d.is_error)
+            n_warn = len(diags) - n_err
+            status = "ok" if not n_err else f"{n_err} error(s)"
+            screen.note(f"{f}: {status}" + (f", {n_warn} warning(s)" if n_warn and not no_warnings else ""))
+    if as_json:
+        screen.json({"files": files, "errors": errors,
+                     "diagnostics": [d.to_json() for d in all_diags if d.is_error or not no_warnings]})
+    raise typer.Exit(1 if errors else 0)
+
+
+def _is_game_file(path: str) -> bool:
+    if not path.endswith((".yaml", ".yml")) or path.endswith(".scenario.yaml"):
+        return False
+    try:
+        with open(path, encoding="utf-8") as fh:
+            head = fh.read(4096)
+    except (OSError, UnicodeDecodeError):
+        return False
+    return "\nrules:" in "\n" + head
+
+
+@app.command()
+def info(
+    game: str = GAME_ARG,
+    card_set: Optional[List[str]] = CARD_SET_OPT,
+    set_: Optional[List[str]] = SET_OPT,
+    variant: Optional[List[str]] = VARIANT_OPT,
+    as_json: bool = typer.Option(False, "--json", help="Print the summary as one JSON object."),
+) -> None:
+    """Show a game's players, options, variants, zones and cards."""
+    screen = Screen()
+    g = _load(screen, game, card_set, variant, set_)
+    data = api.game_info(g)
+    if as_json:
+        screen.json(data)
+    else:
+        screen.info(data)
+
+
+@app.command()
+def agents() -> None:
+    """List the agents (bots) that can play a seat."""
+    screen = Screen()
+    for name, (doc, params) in sorted(registered_agents().items()):
+        screen.out.print(f"{name}: {doc}")
+        for key, (kind, pdoc) in sorted(params.items()):
+            screen.out.print(f"    {key} ({kind.__name__}): {pdoc}")
+
+
+def main() -> None:
+    try:
+        app()
+    except KeyboardInterrupt:
+        sys.stderr.write("interrupted\n")
+        sys.exit(130)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,222 @@
+"""All terminal rendering of the CLI: diagnostics, log lines, boards, results, tables.
+
+Nothing else in rulesvm prints to the terminal; commands build data through the public
+API and hand it here. Output uses rich, so it degrades to plain text when piped.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from rulesvm.dsl.diagnostics import render as render_diagnostic
+
+
+class Screen:
+    """The two output streams of a command: `out` (results) and `log` (the game's story)."""
+
+    def __init__(self, log_to_stderr: bool = False, quiet: bool = False, color: bool | None = None):
+        self.out = Console(highlight=False, soft_wrap=True, markup=False)
+        self.err = Console(stderr=True, highlight=False, soft_wrap=True, markup=False)
+        self.log_console = self.err if log_to_stderr else self.out
+        self.quiet = quiet
+
+    # ------------------------------------------------------------------ diagnostics
+    def diagnostics(self, diags, sources: dict | None = None, warnings: bool = True) -> None:
+        sources = {} if sources is None else sources
+        for d in diags:
+            if not warnings and not d.is_error:
+                continue
+            style = "bold red" if d.is_error else "yellow"
+            text = render_diagnostic(d, sources)
+            first, _, rest = text.partition("\n")
+            self.err.print(Text(first, style=style))
+            if rest:
+                self.err.print(Text(rest))
+
+    def error(self, message: str, hint: str | None = None) -> None:
+        self.err.print(Text(f"error: {message}", style="bold red"))
+        if hint:
+            self.err.print(Text(f"   = hint: {hint}"))
+
+    def note(self, message: str) -> None:
+        self.err.print(Text(message, style="dim"))
+
+    def runtime_error(self, exc) -> None:
+        self.err.print(Text(exc.describe(), style="bold red"))
+
+    # ------------------------------------------------------------------ the game log
+    def event(self, record: dict, viewer: set | None = None) -> None:
+        """Print one game event if it is for everyone (or for a seat at this terminal)."""
+        if self.quiet:
+            return
+        kind = record["type"]
+        if kind == "log":
+            to = record.get("to")
+            if to is not None and viewer is not None and to not in viewer:
+                return
+            prefix = f"(to Player {to}) " if to is not None else ""
+            self.log_console.print(Text(prefix + record["text"]))
+        elif kind == "start":
+            self.log_console.print(Text(f"{record['game']}: {record['players']} players, seed {record['seed']}",
+                                        style="bold"))
+
+    def decision_echo(self, record: dict, viewer: set | None) -> None:
+        """Verbose mode: show each decision (secret ones only to their own seat)."""
+        if self.quiet:
+            return
+        if record.get("secret") and (viewer is None or record["player"] not in viewer):
+            self.log_console.print(Text(f"  Player {record['player']} makes a secret choice", style="dim"))
+        else:
+            self.log_console.print(Text(f"  Player {record['player']} > {record['label']}", style="dim"))
+
+    # ------------------------------------------------------------------ results
+    def result(self, result: dict, agents: dict, game_name: str) -> None:
+        table = Table(title=f"{game_name}: result", show_lines=False)
+        table.add_column("rank", justify="right")
+        table.add_column("player")
+        table.add_column("agent")
+        table.add_column("score", justify="right")
+        scores = result.get("scores") or {}
+        ranking = result.get("ranking") or sorted(int(k) for k in scores)
+        for rank, entry in enumerate(ranking, 1):
+            seats = entry if isinstance(entry, list) else [entry]
+            for seat in seats:
+                table.add_row(str(rank), f"Player {seat}", agents.get(seat - 1, "?"),
+                              str(scores.get(str(seat), "")))
+        self.out.print(table)
+        if result.get("winner") is not None:
+            self.out.print(Text(f"Winner: Player {result['winner']}", style="bold green"))
+        if result.get("outcome"):
+            self.out.print(Text(f"Outcome: {result['outcome']}", style="bold"))
+
+    def json(self, data) -> None:
+        sys.stdout.write(json.dumps(data, ensure_ascii=False, sort_keys=True) + "\n")
+        sys.stdout.flush()
+
+    # ------------------------------------------------------------------ info
+    def info(self, info: dict) -> None:
+        o = self.out
+        o.print(Text(f"{info['name'].get('en', info['id'])} ({info['id']})", style="bold"))
+        if info["description"].get("en"):
+            o.print(info["description"]["en"])
+        p = info["players"]
+        o.print(f"Players: {p['min']}" + (f"-{p['max']}" if p["max"] != p["min"] else "") +
+                f" (default {p['default']})")
+        if info["options"]:
+            t = Table(title="Options")
+            for col in ("name", "type", "default", "allowed", "description"):
+                t.add_column(col)
+            for opt in info["options"]:
+                allowed = (f"{opt['range'][0]}..{opt['range'][1]}" if opt["range"] else
+                           ", ".join(map(str, opt["choices"])) if opt["choices"] else "")
+                t.add_row(opt["name"], opt["type"], _show(opt["default"]), allowed, opt["doc"])
+            o.print(t)
+        if info["variants"]:
+            t = Table(title="Variants")
+            t.add_column("name")
+            t.add_column("description")
+            for v in info["variants"]:
+                t.add_row(v["name"], v.get("description", "") or v["path"])
+            o.print(t)
+        t = Table(title="Zones")
+        for col in ("zone", "scope", "order", "who sees it"):
+            t.add_column(col)
+        for z in info["zones"]:
+            sees = {"all": "everyone", "owner": "its owner", "none": "nobody (count only)"}[z["visible"]]
+            if z["facedown_visible"] != "none":
+                sees += f"; face-down cards: {z['facedown_visible']}"
+            t.add_row(z["name"], "per player" if z["per_player"] else "shared",
+                      "ordered" if z["ordered"] else "unordered", sees)
+        o.print(t)
+        t = Table(title=f"Cards ({info['cards']['total']} in {info['cards']['entries']} entries)")
+        t.add_column("kind")
+        t.add_column("count", justify="right")
+        t.add_column("fields")
+        for kind, count in info["cards"]["by_kind"].items():
+            fields = ", ".join(f"{k}: {v}" for k, v in info["kinds"].get(kind, {}).items())
+            t.add_row(kind, str(count), fields)
+        o.print(t)
+
+
+def _show(value) -> str:
+    if isinstance(value, list):
+        return "[" + ", ".join(map(str, value)) + "]"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+# ---------------------------------------------------------------------- the board for a seat
+
+def board_text(obs: dict, seat: int) -> str:
+    """A compact text picture of what a seat sees: its zones, the others', shared zones, vars."""
+    lines = []
+    zones = obs["zones"]
+    shared = {k: v for k, v in zones.items() if not _is_per_player(v, obs["players"])}
+    per = {k: v for k, v in zones.items() if _is_per_player(v, obs["players"])}
+    lines.append(f"== Player {seat} (you) ==")
+    for name, by_seat in per.items():
+        view = by_seat[str(seat)]
+        if view["count"] or "cards" in view:
+            lines.append(f"  {name}: {_zone_text(view)}")
+    for name, value in obs["player_vars"].items():
+        mine = value.get(str(seat))
+        if _interesting(mine):
+            lines.append(f"  {name}: {_var_text(mine)}")
+    for other in range(1, obs["players"] + 1):
+        if other == seat:
+            continue
+        parts = []
+        for name, by_seat in per.items():
+            view = by_seat[str(other)]
+            if view["count"]:
+                parts.append(f"{name}: {_zone_text(view)}")
+        lines.append(f"== Player {other} ==  " + ("; ".join(parts) if parts else "(nothing)"))
+    if shared:
+        lines.append("== Table ==")
+        for name, view in shared.items():
+            if name == "box":
+                continue
+            if view["count"]:
+                lines.append(f"  {name}: {_zone_text(view)}")
+    gv = [f"{k}={_var_text(v)}" for k, v in obs["vars"].items() if _interesting(v)]
+    if gv:
+        lines.append("  " + ", ".join(gv))
+    return "\n".join(lines)
+
+
+def _is_per_player(view: dict, players: int) -> bool:
+    return isinstance(view, dict) and "count" not in view and set(view) == {str(p) for p in range(1, players + 1)}
+
+
+def _zone_text(view: dict) -> str:
+    if "cards" not in view:
+        return f"{view['count']} card(s)"
+    if not view["cards"]:
+        return "empty"
+    names = []
+    for c in view["cards"]:
+        if "name" not in c:
+            names.append("[face down]")
+        else:
+            extra = " (face down)" if c.get("facedown") else ""
+            extra += f" (turned {c['turn']})" if c.get("turn") else ""
+            names.append(c["name"] + extra)
+    return ", ".join(names)
+
+
+def _interesting(v) -> bool:
+    return v not in (None, False, 0, [], "")
+
+
+def _var_text(v) -> str:
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if isinstance(v, list):
+        return "[" + ", ".join(map(str, v)) + "]"
+    return str(v)

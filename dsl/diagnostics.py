@@ -1,0 +1,139 @@
+"""Diagnostics: the one type every stage uses to report a mistake, and its renderer.
+
+Each stage of the pipeline (YAML loading, schema validation, parsing, checking, variant
+application, scenario loading) reports problems as `Diagnostic`s that carry a stable code,
+a message, a `Span` in the designer's file, and an optional hint. `render` prints them as
+
+    games/x.rules:12:7: error[E203]: unknown zone `discrad`
+       12 |   move(c, discrad(p))
+          |           ^^^^^^^
+       = hint: did you mean `discard`?
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """A region of a source file; lines and columns are 1-based, `end_col` exclusive."""
+    file: str
+    line: int
+    col: int
+    end_line: int = 0
+    end_col: int = 0
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.col}"
+
+    def shifted(self, line_delta: int, col_delta_first_line: int) -> "Span":
+        """This span moved by a line delta (and, on its first line, a column delta)."""
+        first = self.line == 1
+        end_first = self.end_line == 1
+        return Span(self.file, self.line + line_delta,
+                    self.col + (col_delta_first_line if first else 0),
+                    self.end_line + line_delta,
+                    self.end_col + (col_delta_first_line if end_first else 0))
+
+
+NO_SPAN = Span("<none>", 0, 0)
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    code: str
+    message: str
+    span: Span
+    hint: str | None = None
+    severity: str = "error"  # or "warning"
+    notes: tuple = ()  # extra (message, Span) pairs, e.g. the base game's position
+
+    @property
+    def is_error(self) -> bool:
+        return self.severity == "error"
+
+    def to_json(self) -> dict:
+        return {"code": self.code, "severity": self.severity, "message": self.message,
+                "file": self.span.file, "line": self.span.line, "column": self.span.col,
+                "hint": self.hint}
+
+
+class DiagnosticError(Exception):
+    """Raised by a stage that cannot go on; carries every diagnostic collected so far."""
+
+    def __init__(self, diagnostics: list[Diagnostic]):
+        self.diagnostics = list(diagnostics)
+        super().__init__("; ".join(f"{d.span}: {d.message}" for d in self.diagnostics[:3]))
+
+
+@dataclass
+class Reporter:
+    """Collects diagnostics of one run, in order, without stopping at the first."""
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+    def error(self, code: str, message: str, span: Span, hint: str | None = None, notes=()):
+        self.diagnostics.append(Diagnostic(code, message, span, hint, "error", tuple(notes)))
+
+    def warning(self, code: str, message: str, span: Span, hint: str | None = None):
+        self.diagnostics.append(Diagnostic(code, message, span, hint, "warning"))
+
+    def extend(self, diags) -> None:
+        self.diagnostics.extend(diags)
+
+    @property
+    def has_errors(self) -> bool:
+        return any(d.is_error for d in self.diagnostics)
+
+    def raise_if_errors(self) -> None:
+        if self.has_errors:
+            raise DiagnosticError(self.diagnostics)
+
+
+def did_you_mean(name: str, candidates) -> str | None:
+    """A "did you mean" hint for a misspelled name, or None."""
+    close = difflib.get_close_matches(name, sorted(set(candidates)), n=1, cutoff=0.6)
+    return f"did you mean `{close[0]}`?" if close else None
+
+
+def _source_line(sources: dict, span: Span) -> str | None:
+    text = sources.get(span.file)
+    if text is None:
+        try:
+            with open(span.file, encoding="utf-8") as fh:
+                text = fh.read()
+        except (OSError, UnicodeDecodeError, ValueError):
+            return None
+        sources[span.file] = text
+    lines = text.splitlines()
+    if 1 <= span.line <= len(lines):
+        return lines[span.line - 1]
+    return None
+
+
+def render(diag: Diagnostic, sources: dict | None = None) -> str:
+    """One diagnostic as text: the location line, the source line with a caret, the hint."""
+    sources = {} if sources is None else sources
+    out = [f"{diag.span.file}:{diag.span.line}:{diag.span.col}: {diag.severity}[{diag.code}]: {diag.message}"]
+    line = _source_line(sources, diag.span) if diag.span.line > 0 else None
+    if line is not None:
+        num = str(diag.span.line)
+        pad = " " * len(num)
+        width = 1
+        if diag.span.end_line == diag.span.line and diag.span.end_col > diag.span.col:
+            width = diag.span.end_col - diag.span.col
+        col = max(diag.span.col, 1)
+        width = max(1, min(width, len(line) - col + 1))
+        out.append(f" {num} | {line.rstrip()}")
+        out.append(f" {pad} | {' ' * (col - 1)}{'^' * width}")
+    if diag.hint:
+        out.append(f"   = hint: {diag.hint}")
+    for message, span in diag.notes:
+        out.append(f"   = note: {span.file}:{span.line}:{span.col}: {message}")
+    return "\n".join(out)
+
+
+def render_all(diags, sources: dict | None = None) -> str:
+    sources = {} if sources is None else sources
+    return "\n".join(render(d, sources) for d in diags)

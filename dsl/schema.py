@@ -1,0 +1,222 @@
+"""JSON Schemas of rulesvm's YAML files, and schema validation with positions.
+
+The game file, card-set files and (later) variant and scenario files are validated with
+`jsonschema` before anything reads them; each violation becomes a `Diagnostic` (E0xx) at
+the line and column of the offending value. `card_data_schema` derives, from the card kinds
+a rules script declares, the schema of that game's card entries (`rulesvm schema GAME`).
+"""
+
+from __future__ import annotations
+
+import jsonschema
+
+from .diagnostics import Diagnostic
+from .yaml_loader import Marks
+
+ID_PATTERN = r"^[A-Za-z_][A-Za-z0-9_.-]*$"
+NAME_PATTERN = r"^[A-Za-z_][A-Za-z0-9_]*$"
+
+LOCALIZED_TEXT = {
+    "oneOf": [
+        {"type": "string"},
+        {"type": "object", "properties": {"en": {"type": "string"}}, "required": ["en"],
+         "additionalProperties": {"type": "string"}},
+    ],
+    "description": "text, or a mapping of language code to text (`en` required)",
+}
+
+ABILITY_REF = {
+    "oneOf": [
+        {"type": "string", "pattern": NAME_PATTERN, "description": "the name of an ability in the rules"},
+        {"type": "object", "properties": {"rules": {"type": "string"}}, "required": ["rules"],
+         "additionalProperties": False, "description": "rules-language statements"},
+    ]
+}
+
+CARD_ENTRY = {
+    "type": "object",
+    "required": ["id", "kind"],
+    "properties": {
+        "id": {"type": "string", "pattern": ID_PATTERN, "description": "unique card id"},
+        "kind": {"type": "string", "pattern": NAME_PATTERN, "description": "a card kind declared in the rules"},
+        "name": LOCALIZED_TEXT,
+        "text": LOCALIZED_TEXT,
+        "count": {"type": "integer", "minimum": 1, "maximum": 1000, "description": "number of copies"},
+        "image": {"type": "string"},
+    },
+    "additionalProperties": True,
+}
+
+GAME_SCHEMA = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "$id": "https://rulesvm.dev/schema/game.schema.json",
+    "title": "rulesvm game file",
+    "type": "object",
+    "required": ["id", "name", "players", "rules", "cards"],
+    "properties": {
+        "id": {"type": "string", "pattern": NAME_PATTERN},
+        "name": LOCALIZED_TEXT,
+        "description": LOCALIZED_TEXT,
+        "version": {"type": ["string", "integer"]},
+        "players": {
+            "oneOf": [
+                {"type": "integer", "minimum": 1, "maximum": 16},
+                {"type": "object", "required": ["min", "max"], "additionalProperties": False,
+                 "properties": {"min": {"type": "integer", "minimum": 1, "maximum": 16},
+                                "max": {"type": "integer", "minimum": 1, "maximum": 16},
+                                "default": {"type": "integer", "minimum": 1, "maximum": 16}}},
+            ]
+        },
+        "rules": {"oneOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}, "minItems": 1}]},
+        "cards": {"type": "array", "items": CARD_ENTRY},
+        "card_sets": {"type": "array", "items": {"type": "string"}},
+        "variants": {"type": "object", "additionalProperties": {"type": "string"},
+                     "propertyNames": {"pattern": NAME_PATTERN}},
+        "layout": {"type": "object"},
+        "max_steps": {"type": "integer", "minimum": 1000},
+    },
+    "additionalProperties": False,
+}
+
+CARD_SET_SCHEMA = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "$id": "https://rulesvm.dev/schema/card-set.schema.json",
+    "title": "rulesvm card set",
+    "type": "object",
+    "required": ["cards"],
+    "properties": {
+        "name": LOCALIZED_TEXT,
+        "description": LOCALIZED_TEXT,
+        "cards": {"type": "array", "items": CARD_ENTRY},
+    },
+    "additionalProperties": False,
+}
+
+_JSON_TYPES = {"int": {"type": "integer"}, "bool": {"type": "boolean"}, "text": {"type": "string"},
+               "ability": ABILITY_REF}
+
+
+def field_json_schema(type_name: str, arg: str | None) -> dict:
+    if type_name == "list":
+        return {"type": "array", "items": field_json_schema(arg or "any", None)}
+    return dict(_JSON_TYPES.get(type_name, {}))
+
+
+def card_data_schema(kinds: dict) -> dict:
+    """Schema of one game's card entries: `kinds` maps kind name -> {field: (type, arg, required)}."""
+    branches = []
+    for kind, fields in sorted(kinds.items()):
+        props = dict(CARD_ENTRY["properties"])
+        props["kind"] = {"const": kind}
+        required = ["id", "kind"]
+        for name, (tname, arg, req) in fields.items():
+            props[name] = field_json_schema(tname, arg)
+            if req:
+                required.append(name)
+        branches.append({"if": {"properties": {"kind": {"const": kind}}},
+                         "then": {"properties": props, "required": required, "additionalProperties": False}})
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": "card entries of this game",
+        "type": "array",
+        "items": {"allOf": [CARD_ENTRY, {"properties": {"kind": {"enum": sorted(kinds)}}}] + branches},
+    }
+
+
+def _describe(error: jsonschema.ValidationError) -> tuple[str, str | None]:
+    v = error.validator
+    where = "/".join(str(p) for p in error.absolute_path) or "the file"
+    if v == "required":
+        missing = error.message.split("'")[1] if "'" in error.message else error.message
+        return f"missing required key `{missing}` in {where}", None
+    if v == "additionalProperties":
+        extra = sorted(set(error.instance) - set(error.schema.get("properties", {})))
+        allowed = ", ".join(f"`{k}`" for k in sorted(error.schema.get("properties", {})))
+        return (f"unknown key `{extra[0] if extra else '?'}` in {where}",
+                f"allowed keys here: {allowed}" if allowed else None)
+    if v == "type":
+        expected = error.validator_value
+        expected = " or ".join(expected) if isinstance(expected, list) else expected
+        return f"`{where}` should be {_article(expected)}, found {_yaml_type(error.instance)}", None
+    if v == "oneOf":
+        return f"`{where}` has the wrong form: {_yaml_type(error.instance)} `{_short(error.instance)}`", \
+            _oneof_hint(error)
+    if v == "pattern":
+        return f"`{_short(error.instance)}` is not a valid name for `{where}`", \
+            "use letters, digits and `_`, starting with a letter"
+    if v in ("minimum", "maximum"):
+        return f"`{where}` is {error.instance}, {v} allowed is {error.validator_value}", None
+    if v == "const":
+        return f"`{where}` must be `{error.validator_value}`", None
+    if v == "enum":
+        return (f"`{_short(error.instance)}` is not allowed for `{where}`",
+                "allowed: " + ", ".join(f"`{x}`" for x in error.validator_value))
+    if v == "minItems":
+        return f"`{where}` must not be empty", None
+    return f"`{where}`: {error.message}", None
+
+
+def _oneof_hint(error) -> str | None:
+    forms = []
+    for sub in error.validator_value:
+        t = sub.get("type")
+        if t == "object":
+            forms.append("a mapping with keys " + ", ".join(f"`{k}`" for k in sub.get("properties", {})))
+        elif t:
+            forms.append(_article(t) if isinstance(t, str) else " or ".join(t))
+    return "expected " + " or ".join(forms) if forms else None
+
+
+def _article(t: str) -> str:
+    names = {"object": "a mapping", "array": "a list", "string": "a string", "integer": "a whole number",
+             "boolean": "true or false", "number": "a number", "null": "empty"}
+    return names.get(t, t)
+
+
+def _yaml_type(value) -> str:
+    if isinstance(value, bool):
+        return "true/false"
+    if isinstance(value, int):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "a mapping"
+    if value is None:
+        return "nothing"
+    return type(value).__name__
+
+
+def _short(value) -> str:
+    text = str(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def validate(data, schema: dict, marks: Marks, code: str = "E010", path_prefix=()) -> list[Diagnostic]:
+    """Every schema violation of `data`, each at its position, deepest first per location."""
+    validator = jsonschema.Draft202012Validator(schema)
+    diags = []
+    seen = set()
+    errors = sorted(validator.iter_errors(data), key=lambda e: (list(map(str, e.absolute_path)), e.validator))
+    for error in errors:
+        # For if/then and allOf, jsonschema reports the leaf errors in `context` or directly.
+        leafs = [error] if not error.context or error.validator == "oneOf" else \
+            [e for e in error.context]
+        for leaf in leafs:
+            path = path_prefix + tuple(leaf.absolute_path)
+            message, hint = _describe(leaf)
+            prefer_key = leaf.validator in ("additionalProperties",)
+            span = marks.span(path, prefer_key=False)
+            if leaf.validator == "additionalProperties":
+                extra = sorted(set(leaf.instance) - set(leaf.schema.get("properties", {})))
+                if extra:
+                    span = marks.span(path + (extra[0],), prefer_key=True)
+            key = (span.line, span.col, message)
+            if key in seen:
+                continue
+            seen.add(key)
+            diags.append(Diagnostic(code, message, span, hint))
+            del prefer_key
+    return diags

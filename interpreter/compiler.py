@@ -1,0 +1,1113 @@
+"""The compiler: checked model -> `Program` of closures and VM code (compiled once per load).
+
+Expressions become Python closures `f(rt, L)` (runtime, local slots). A statement that can
+never pause becomes a closure too ("direct" code), and a whole procedure that can never
+pause becomes one closure. Only what may pause for a decision (a `choose`, a call to a
+pausing procedure, an ability, an event with triggers, `end_game`) is lowered to VM
+instructions whose position lives in the game state, so the game can stop there, be copied,
+saved and resumed. The game loop never sees the AST or Lark.
+"""
+
+from __future__ import annotations
+
+from rulesvm.dsl import ast as A
+from rulesvm.dsl.primitives import PRIMITIVES
+from rulesvm.dsl.types import ANY, CARD, PLAYER, ZONE, Type
+
+from . import builtins as B
+from .errors import RulesRuntimeError
+from .format import formatter
+from .program import CompiledProc, Program, ZoneInfo
+from .runtime import BREAK, CONTINUE, Return
+from .state import Decision, Frame, Option
+
+DONE = "\x00done"          # the value of choose_many's "done" option
+DECISION_PRIMS = ("choose", "choose_many")
+
+
+class Compiler:
+    def __init__(self, model, options: dict):
+        self.m = model
+        self.res = model.resolution
+        self.options = options
+        self.prog: Program | None = None
+        self.suspending: set[str] = set()
+
+    # ================================================================ tables
+    def compile(self) -> Program:
+        m = self.m
+        card_ids, card_names, card_kinds, card_defs = [], [], [], []
+        for cd in m.cards:
+            for iid in cd.instance_ids:
+                card_ids.append(iid)
+                card_names.append(cd.name.get("en", cd.id))
+                card_kinds.append(cd.kind)
+                card_defs.append(cd)
+        card_fields = {name: [cd.fields.get(name) for cd in card_defs] for name in m.field_types}
+        max_players = m.players[1]
+        zones, zone_names, zone_owner, zone_info = [], [], [], []
+        shared = [z for z in sorted(m.zones.values(), key=lambda z: z.index) if not z.per_player]
+        per_player = [z for z in sorted(m.zones.values(), key=lambda z: z.index) if z.per_player]
+        for z in shared + per_player:
+            info = ZoneInfo(z.name, z.per_player, z.ordered, z.hidden, z.visible, z.facedown_visible,
+                            z.arrive_face, len(zone_names))
+            zones.append(info)
+            for p in range(max_players if z.per_player else 1):
+                zone_names.append(f"{z.name}[{p + 1}]" if z.per_player else z.name)
+                zone_owner.append(p if z.per_player else None)
+                zone_info.append(info)
+        self.prog = Program(
+            model=m, options=dict(self.options), max_players=max_players, card_ids=card_ids,
+            card_names=card_names, card_kinds=card_kinds, card_fields=card_fields, card_defs=card_defs,
+            card_by_id={iid: i for i, iid in enumerate(card_ids)}, zones=zones, zone_names=zone_names,
+            zone_owner=zone_owner, zone_info=zone_info, nzones=len(zone_names), procs={}, triggers={},
+            var_defaults={}, var_names={}, fingerprint=m.fingerprint, max_steps=m.max_steps)
+        self.zone_base = {z.name: z.base for z in zones}
+        self._analyse_suspension()
+        for proc in m.procs.values():
+            self.prog.procs[proc.name] = CompiledProc(proc.name, proc.kind, 0, len(proc.params), span=proc.span)
+        for trig in m.triggers:
+            self.prog.procs[trig.proc.name] = CompiledProc(trig.proc.name, "trigger", 0, len(trig.proc.params),
+                                                           span=trig.span)
+        for proc in m.procs.values():
+            self._compile_proc(proc)
+        for trig in m.triggers:
+            self._compile_proc(trig.proc)
+            cond = self.expr(trig.cond) if trig.cond is not None else None
+            self.prog.triggers.setdefault(trig.event, []).append((cond, self.prog.procs[trig.proc.name]))
+        for scope in ("global", "player", "card"):
+            vs = m.vars_of(scope)
+            self.prog.var_defaults[scope] = [self.expr(v.default) for v in vs]
+            self.prog.var_names[scope] = [v.name for v in vs]
+        return self.prog
+
+    # ================================================================ suspension analysis
+    def _analyse_suspension(self) -> None:
+        """Which procedures may pause (or must run as VM code): a fixpoint over the call graph."""
+        m = self.m
+        evented = {t.event for t in m.triggers}
+        changed = True
+        abilities_suspend = False
+        while changed:
+            changed = False
+            for proc in list(m.procs.values()) + [t.proc for t in m.triggers]:
+                if proc.name in self.suspending:
+                    continue
+                if (proc.kind == "phase" and evented & {"phase_start", "phase_end"}) or \
+                        self._block_suspends(proc.decl.body, evented, abilities_suspend) or proc.kind == "game":
+                    self.suspending.add(proc.name)
+                    changed = True
+            new = any(p.kind in ("ability", "snippet") and p.name in self.suspending for p in m.procs.values())
+            if new != abilities_suspend:
+                abilities_suspend = new
+                changed = True
+        self.abilities_suspend = abilities_suspend
+        self.evented = evented
+
+    def _block_suspends(self, block, evented, abilities_suspend) -> bool:
+        return any(self._stmt_suspends(s, evented, abilities_suspend) for s in block.stmts)
+
+    def _stmt_suspends(self, s, evented=None, abilities_suspend=None) -> bool:
+        evented = self.evented if evented is None else evented
+        abilities_suspend = self.abilities_suspend if abilities_suspend is None else abilities_suspend
+        if isinstance(s, (A.Let, A.Assign, A.ExprStmt)):
+            value = s.expr if isinstance(s, A.ExprStmt) else s.value
+            if isinstance(value, A.Call):
+                kind = self.res.calls.get(value, ("",))
+                if kind[0] == "proc" and kind[1] in self.suspending:
+                    return True
+                if kind[0] == "prim":
+                    name = kind[1]
+                    if name in DECISION_PRIMS or name == "end_game":
+                        return True
+                    if name == "use" and abilities_suspend:
+                        return True
+                    if name in ("move", "draw") and "moved" in evented:
+                        return True
+            return False
+        if isinstance(s, A.Emit):
+            return s.event in evented
+        if isinstance(s, A.If):
+            return any(self._block_suspends(b, evented, abilities_suspend) for _, b in s.branches) or \
+                (s.else_ is not None and self._block_suspends(s.else_, evented, abilities_suspend))
+        if isinstance(s, (A.For, A.While, A.Repeat, A.Loop)):
+            return self._block_suspends(s.body, evented, abilities_suspend)
+        return False
+
+    # ================================================================ procedures
+    def _compile_proc(self, proc) -> None:
+        cp = self.prog.procs[proc.name]
+        cp.nslots = self.res.frame_sizes.get(proc.decl, len(proc.params))
+        cp.suspends = proc.name in self.suspending
+        rule = proc.name
+        if not cp.suspends:
+            body = self.dblock(proc.decl.body, rule)
+            nslots = cp.nslots
+
+            def direct(rt, args, body=body, nslots=nslots):
+                L = list(args) + [None] * (nslots - len(args))
+                r = body(rt, L)
+                if r is not None and r.__class__ is Return:
+                    return r.value
+                return None
+            cp.direct = direct
+            # A non-pausing procedure still gets VM code, so it can be entered as a frame
+            # (triggers, abilities called through `use`).
+            cb = _CodeBuilder(self, rule)
+            cb.simple(body, proc.decl.body.span, None)
+            cb.ret(None, proc.decl.body.span)
+            cp.code, cp.spans = cb.finish()
+            return
+        cb = _CodeBuilder(self, rule)
+        if proc.kind == "phase" and "phase_start" in self.evented:
+            name = proc.name
+            cb.fire(lambda rt, L, name=name: ("phase_start", (name,)), proc.span)
+        self.vblock(proc.decl.body, cb, None)
+        if proc.kind == "phase" and "phase_end" in self.evented:
+            name = proc.name
+            cb.fire(lambda rt, L, name=name: ("phase_end", (name,)), proc.span)
+        cb.ret(None, proc.decl.body.span)
+        cp.code, cp.spans = cb.finish()
+
+    # ================================================================ VM statements
+    def vblock(self, block: A.Block, cb: "_CodeBuilder", loop) -> None:
+        run: list = []
+        for s in block.stmts:
+            if self._stmt_suspends(s):
+                if run:
+                    cb.simple(self._dseq(run, cb.rule), run[0].span, loop)
+                    run = []
+                self.vstmt(s, cb, loop)
+            else:
+                run.append(s)
+        if run:
+            cb.simple(self._dseq(run, cb.rule), run[0].span, loop)
+
+    def _dseq(self, stmts, rule):
+        fns = [self.dstmt(s, rule) for s in stmts]
+        return _seq(fns)
+
+    def vstmt(self, s, cb: "_CodeBuilder", loop) -> None:
+        if isinstance(s, A.If):
+            end_jumps = []
+            for cond, body in s.branches:
+                jf = cb.jump_if_false(self.expr(cond), cond.span)
+                self.vblock(body, cb, loop)
+                end_jumps.append(cb.jump(s.span))
+                cb.patch(jf, cb.here())
+            if s.else_ is not None:
+                self.vblock(s.else_, cb, loop)
+            for j in end_jumps:
+                cb.patch(j, cb.here())
+        elif isinstance(s, A.While):
+            head = cb.here()
+            jf = cb.jump_if_false(self.expr(s.cond), s.cond.span)
+            ctx = _Loop(head)
+            self.vblock(s.body, cb, ctx)
+            cb.loop_jump(head, s.span)
+            end = cb.here()
+            cb.patch(jf, end)
+            ctx.close(cb, end)
+        elif isinstance(s, A.Loop):
+            head = cb.here()
+            ctx = _Loop(head)
+            self.vblock(s.body, cb, ctx)
+            cb.loop_jump(head, s.span)
+            ctx.close(cb, cb.here())
+        elif isinstance(s, A.For):
+            slot = self.res.slots[s]
+            seq = self.list_expr(s.iterable)
+            cb.for_init(seq, slot, s.iterable.span)
+            head = cb.here()
+            nxt = cb.for_next(slot, s.span)
+            ctx = _Loop(head)
+            self.vblock(s.body, cb, ctx)
+            cb.loop_jump(head, s.span)
+            end = cb.here()
+            cb.patch(nxt, end)
+            ctx.close(cb, end)
+        elif isinstance(s, A.Repeat):
+            slot = self.res.slots[s]
+            cb.repeat_init(self.expr(s.count), slot, s.count.span)
+            head = cb.here()
+            nxt = cb.repeat_next(slot, s.span)
+            ctx = _Loop(head)
+            self.vblock(s.body, cb, ctx)
+            cb.loop_jump(head, s.span)
+            end = cb.here()
+            cb.patch(nxt, end)
+            ctx.close(cb, end)
+        elif isinstance(s, A.Emit):
+            args = [self.expr(a) for a in s.args]
+            event = s.event
+            cb.fire(lambda rt, L: (event, tuple(a(rt, L) for a in args)), s.span)
+        elif isinstance(s, (A.Let, A.Assign, A.ExprStmt)):
+            self._vcall_stmt(s, cb, loop)
+        else:  # pragma: no cover
+            raise AssertionError(type(s))
+
+    def _vcall_stmt(self, s, cb, loop) -> None:
+        call = s.expr if isinstance(s, A.ExprStmt) else s.value
+        slot = None
+        store = None
+        if isinstance(s, A.Let):
+            slot = self.res.slots[s]
+        elif isinstance(s, A.Assign):
+            target = self.res.targets[s]
+            if target[0] == "local" and s.op == "=":
+                slot = target[1]
+            else:
+                # Assigning a decision to a variable: decide into a scratch slot, then store.
+                slot = cb.scratch()
+                store = self._assign_from_slot(s, slot)
+        kind = self.res.calls[call]
+        if kind[0] == "proc":
+            proc = self.prog.procs[kind[1]]
+            args = [self.expr(a) for a in kind[2]]
+            if proc.suspends:
+                cb.call(proc, args, slot, call.span)
+            else:
+                fn = self._direct_call(proc, args)
+                cb.simple(self._store(fn, slot), call.span, loop)
+        else:
+            name = kind[1]
+            if name == "choose":
+                self._vchoose(call, kind[2], slot, cb)
+            elif name == "choose_many":
+                self._vchoose_many(call, kind[2], slot, cb)
+            elif name == "use":
+                a, c, p = (self.expr(x) for x in kind[2])
+                cb.use(a, c, p, call.span)
+            elif name == "end_game":
+                fn = B.compile_primitive(self, call, kind[2])
+                cb.end_game(fn, call.span)
+            else:   # move/draw with triggers: a plain statement followed by a trigger flush
+                fn = B.compile_primitive(self, call, kind[2])
+                cb.simple(self._store(fn, slot), call.span, loop)
+        if store is not None:
+            cb.simple(store, s.span, loop)
+
+    def _store(self, fn, slot):
+        if slot is None:
+            def run(rt, L):
+                fn(rt, L)
+            return run
+
+        def store(rt, L):
+            L[slot] = fn(rt, L)
+        return store
+
+    def _assign_from_slot(self, s: A.Assign, slot: int):
+        value = lambda rt, L: L[slot]
+        return self._assign(s, value)
+
+    def _direct_call(self, proc: CompiledProc, args):
+        def call(rt, L):
+            return proc.direct(rt, [a(rt, L) for a in args])
+        return call
+
+    def _decision_common(self, call, args):
+        spec = PRIMITIVES[call.func.id]
+        names = [p.name for p in spec.params]
+        get = dict(zip(names, args))
+        options = self.list_expr(get["options"])
+        by = self.expr(get["by"])
+        prompt = self.expr(get["prompt"]) if get["prompt"] is not None else (lambda rt, L: "Choose")
+        elem_t = self.res.types.get(get["options"], ANY)
+        elem_t = elem_t.elem if elem_t.name == "list" else (CARD if elem_t == ZONE else ANY)
+        if get["label"] is not None:
+            label_fn = self.expr(get["label"])
+            label = lambda rt, L: label_fn(rt, L)
+        else:
+            fmt = formatter(elem_t or ANY, lambda: self.prog)
+            label = lambda rt, L: (lambda v: fmt(v, rt))
+        secret = self.expr(get["secret"]) if get.get("secret") is not None else None
+        return get, options, by, prompt, label, secret
+
+    def _vchoose(self, call, args, slot, cb) -> None:
+        get, options, by, prompt, label, secret = self._decision_common(call, args)
+        pass_label = self.expr(get["pass"]) if get["pass"] is not None else None
+        span = call.span
+
+        def build(rt, L):
+            player = by(rt, L)
+            if player is None:
+                raise RulesRuntimeError("`choose` needs a player (`by:` is none)", span, None, "R006")
+            lab = label(rt, L)
+            opts = _dedupe([Option(str(lab(v)), v) for v in options(rt, L)])
+            if pass_label is not None:
+                text = pass_label(rt, L)
+                if text is not None:
+                    opts.append(Option(str(text), None))
+            if not opts:
+                raise RulesRuntimeError("`choose` has no options to offer", span, None, "R007",
+                                        "check that the list is not empty first, or give a `pass:` option")
+            return Decision(player, str(prompt(rt, L)), tuple(opts), "choose",
+                            bool(secret(rt, L)) if secret is not None else False)
+        cb.decide(build, slot, span)
+
+    def _vchoose_many(self, call, args, slot, cb) -> None:
+        get, options, by, prompt, label, secret = self._decision_common(call, args)
+        lo = self.expr(get["min"]) if get["min"] is not None else (lambda rt, L: 0)
+        hi = self.expr(get["max"]) if get["max"] is not None else (lambda rt, L: None)
+        done = self.expr(get["done"]) if get["done"] is not None else (lambda rt, L: "Done")
+        span = call.span
+        work = cb.scratch()
+
+        def build(rt, L):
+            picked = L[work]
+            player = by(rt, L)
+            if player is None:
+                raise RulesRuntimeError("`choose_many` needs a player (`by:` is none)", span, None, "R006")
+            pool = [v for v in options(rt, L) if v not in picked]
+            low, high = lo(rt, L), hi(rt, L)
+            high = len(pool) + len(picked) if high is None else high
+            if len(picked) >= high or not pool:
+                if len(picked) < low:
+                    raise RulesRuntimeError(f"`choose_many` needs {low} picks but only {len(picked)} options exist",
+                                            span, None, "R007")
+                return None
+            lab = label(rt, L)
+            opts = _dedupe([Option(str(lab(v)), v) for v in pool])
+            if len(picked) >= low:
+                opts.append(Option(str(done(rt, L)), DONE))
+            text = str(prompt(rt, L))
+            if high > 1:
+                text += f" ({len(picked) + 1} of {'up to ' if low < high else ''}{high})"
+            return Decision(player, text, tuple(opts), "choose_many",
+                            bool(secret(rt, L)) if secret is not None else False, tuple(picked))
+        cb.decide_many(build, work, slot, span)
+
+    # ================================================================ direct statements
+    def dblock(self, block: A.Block, rule: str):
+        return _seq([self.dstmt(s, rule) for s in block.stmts])
+
+    def dstmt(self, s, rule: str):
+        if isinstance(s, A.Let):
+            slot = self.res.slots[s]
+            value = self._value_stmt_expr(s.value)
+
+            def let(rt, L):
+                L[slot] = value(rt, L)
+            return let
+        if isinstance(s, A.Assign):
+            return self._assign(s, self._value_stmt_expr(s.value))
+        if isinstance(s, A.ExprStmt):
+            fn = self._value_stmt_expr(s.expr)
+
+            def run(rt, L):
+                fn(rt, L)
+            return run
+        if isinstance(s, A.If):
+            branches = [(self.expr(c), self.dblock(b, rule)) for c, b in s.branches]
+            else_ = self.dblock(s.else_, rule) if s.else_ is not None else None
+            if len(branches) == 1:
+                (c1, b1), = branches
+                if else_ is None:
+                    def if1(rt, L):
+                        if c1(rt, L):
+                            return b1(rt, L)
+                    return if1
+
+                def if2(rt, L):
+                    if c1(rt, L):
+                        return b1(rt, L)
+                    return else_(rt, L)
+                return if2
+
+            def ifn(rt, L):
+                for c, b in branches:
+                    if c(rt, L):
+                        return b(rt, L)
+                if else_ is not None:
+                    return else_(rt, L)
+            return ifn
+        if isinstance(s, A.For):
+            slot = self.res.slots[s]
+            seq = self.list_expr(s.iterable)
+            body = self.dblock(s.body, rule)
+            span = s.span
+
+            def for_(rt, L):
+                for v in seq(rt, L):
+                    rt.steps += 1
+                    if rt.steps > rt.max_steps:
+                        rt.tick(span, rule)
+                    L[slot] = v
+                    r = body(rt, L)
+                    if r is not None:
+                        if r is BREAK:
+                            break
+                        if r is CONTINUE:
+                            continue
+                        return r
+            return for_
+        if isinstance(s, (A.While, A.Loop)):
+            cond = self.expr(s.cond) if isinstance(s, A.While) else (lambda rt, L: True)
+            body = self.dblock(s.body, rule)
+            span = s.span
+
+            def while_(rt, L):
+                while cond(rt, L):
+                    rt.tick(span, rule)
+                    r = body(rt, L)
+                    if r is not None:
+                        if r is BREAK:
+                            break
+                        if r is CONTINUE:
+                            continue
+                        return r
+            return while_
+        if isinstance(s, A.Repeat):
+            count = self.expr(s.count)
+            body = self.dblock(s.body, rule)
+            span = s.span
+
+            def repeat(rt, L):
+                for _ in range(count(rt, L)):
+                    rt.tick(span, rule)
+                    r = body(rt, L)
+                    if r is not None:
+                        if r is BREAK:
+                            break
+                        if r is CONTINUE:
+                            continue
+                        return r
+            return repeat
+        if isinstance(s, A.Break):
+            return lambda rt, L: BREAK
+        if isinstance(s, A.Continue):
+            return lambda rt, L: CONTINUE
+        if isinstance(s, A.Return):
+            if s.value is None:
+                return lambda rt, L: Return(None)
+            value = self.expr(s.value)
+            return lambda rt, L: Return(value(rt, L))
+        if isinstance(s, A.Emit):
+            args = [self.expr(a) for a in s.args]
+            event = s.event
+            return lambda rt, L: rt.fire(event, tuple(a(rt, L) for a in args))
+        raise AssertionError(type(s))  # pragma: no cover
+
+    def _value_stmt_expr(self, e):
+        """An expression at statement level: may be a call of a non-pausing procedure."""
+        if isinstance(e, A.Call):
+            kind = self.res.calls.get(e)
+            if kind and kind[0] == "proc":
+                proc = self.prog.procs[kind[1]]
+                return self._direct_call(proc, [self.expr(a) for a in kind[2]])
+        return self.expr(e)
+
+    def _assign(self, s: A.Assign, value):
+        kind, detail = self.res.targets[s]
+        op = s.op
+        if kind == "local":
+            slot = detail
+            if op == "=":
+                def a(rt, L):
+                    L[slot] = value(rt, L)
+            elif op == "+=":
+                def a(rt, L):
+                    L[slot] += value(rt, L)
+            else:
+                def a(rt, L):
+                    L[slot] -= value(rt, L)
+            return a
+        if kind == "global":
+            i = detail
+
+            def a(rt, L):
+                g = rt.st.gvars
+                v = value(rt, L)
+                g[i] = v if op == "=" else g[i] + v if op == "+=" else g[i] - v
+            return a
+        obj = self.expr(s.target.obj)
+        i = detail
+        attr = "pvars" if kind == "pvar" else "cvars"
+
+        def a(rt, L):
+            who = obj(rt, L)
+            if who is None:
+                raise RulesRuntimeError(f"cannot set `.{s.target.name}` of none", s.target.span, None, "R008")
+            row = getattr(rt.st, attr)[i]
+            v = value(rt, L)
+            row[who] = v if op == "=" else row[who] + v if op == "+=" else row[who] - v
+        return a
+
+    # ================================================================ expressions
+    def list_expr(self, e):
+        """Compile e as a sequence: a zone becomes a snapshot tuple of its cards."""
+        fn = self.expr(e)
+        if self.res.types.get(e) == ZONE:
+            return lambda rt, L: tuple(rt.st.zones[fn(rt, L)])
+        return fn
+
+    def expr(self, e):
+        fn = self._expr(e)
+        return fn
+
+    def _expr(self, e):
+        if isinstance(e, (A.IntLit, A.BoolLit)):
+            v = e.value
+            return lambda rt, L: v
+        if isinstance(e, A.NoneLit):
+            return lambda rt, L: None
+        if isinstance(e, A.StrLit):
+            return self._string(e)
+        if isinstance(e, A.Name):
+            return self._name(e)
+        if isinstance(e, A.Attr):
+            return self._attr(e)
+        if isinstance(e, A.Call):
+            return self._call(e)
+        if isinstance(e, A.Index):
+            return self._index(e)
+        if isinstance(e, A.Unary):
+            x = self.expr(e.operand)
+            if e.op == "-":
+                return lambda rt, L: -x(rt, L)
+            return lambda rt, L: not x(rt, L)
+        if isinstance(e, A.Binary):
+            return self._binary(e)
+        if isinstance(e, A.ListLit):
+            items = [self.expr(i) for i in e.items]
+            return lambda rt, L: tuple(i(rt, L) for i in items)
+        if isinstance(e, A.TupleLit):
+            items = [self.expr(i) for i in e.items]
+            return lambda rt, L: tuple(i(rt, L) for i in items)
+        if isinstance(e, A.Comprehension):
+            seq = self.list_expr(e.iterable)
+            slot = self.res.slots[e]
+            elem = self.expr(e.elem)
+            if e.cond is None:
+                def comp(rt, L):
+                    out = []
+                    for v in seq(rt, L):
+                        L[slot] = v
+                        out.append(elem(rt, L))
+                    return tuple(out)
+                return comp
+            cond = self.expr(e.cond)
+
+            def compf(rt, L):
+                out = []
+                for v in seq(rt, L):
+                    L[slot] = v
+                    if cond(rt, L):
+                        out.append(elem(rt, L))
+                return tuple(out)
+            return compf
+        if isinstance(e, A.Lambda):
+            slot = self.res.slots[e]
+            body = self.expr(e.body)
+
+            def make(rt, L):
+                def fn(v):
+                    L[slot] = v
+                    return body(rt, L)
+                return fn
+            return make
+        if isinstance(e, A.IfExpr):
+            c, a, b = self.expr(e.cond), self.expr(e.then), self.expr(e.else_)
+            return lambda rt, L: a(rt, L) if c(rt, L) else b(rt, L)
+        raise AssertionError(type(e))  # pragma: no cover
+
+    def _string(self, e: A.StrLit):
+        parts = []
+        for p in e.parts:
+            if isinstance(p, str):
+                parts.append((None, p))
+            else:
+                fmt = formatter(self.res.types.get(p, ANY), lambda: self.prog)
+                parts.append((self.expr(p), fmt))
+        if len(parts) == 1 and parts[0][0] is None:
+            text = parts[0][1]
+            return lambda rt, L: text
+
+        def string(rt, L):
+            out = []
+            for fn, x in parts:
+                out.append(x if fn is None else x(fn(rt, L), rt))
+            return "".join(out)
+        return string
+
+    def _name(self, e: A.Name):
+        kind, detail = self.res.names[e]
+        if kind == "local":
+            slot = detail
+            return lambda rt, L: L[slot]
+        if kind == "global":
+            i = detail
+            return lambda rt, L: rt.st.gvars[i]
+        if kind == "option":
+            v = self.options[detail]
+            return lambda rt, L: v
+        if kind == "zone":
+            z = self.zone_base[detail]
+            return lambda rt, L: z
+        if kind == "const":
+            if detail == "players":
+                return lambda rt, L: tuple(range(rt.n))
+            if detail == "player_count":
+                return lambda rt, L: rt.n
+        if kind == "ability":
+            name = detail
+            return lambda rt, L: name
+        raise AssertionError((kind, detail))  # pragma: no cover
+
+    def _attr(self, e: A.Attr):
+        kind, detail = self.res.attrs[e]
+        obj = self.expr(e.obj)
+        if kind == "pvar":
+            i = detail
+            return lambda rt, L: rt.st.pvars[i][obj(rt, L)]
+        if kind == "cvar":
+            i = detail
+            return lambda rt, L: rt.st.cvars[i][obj(rt, L)]
+        if kind == "field":
+            values = self.prog.card_fields[detail]
+
+            def field(rt, L):
+                c = obj(rt, L)
+                return None if c is None else values[c]
+            return field
+        if kind == "pprop":
+            return lambda rt, L: obj(rt, L) + 1
+        return B.card_property(self, detail, obj)
+
+    def _index(self, e: A.Index):
+        obj_t = self.res.types.get(e.obj)
+        obj = self.expr(e.obj)
+        idx = self.expr(e.index)
+        span = e.span
+        if obj_t == ZONE:
+            def zindex(rt, L):
+                cards = rt.st.zones[obj(rt, L)]
+                i = idx(rt, L)
+                if not -len(cards) <= i < len(cards):
+                    raise RulesRuntimeError(f"index {i} is outside the zone ({len(cards)} cards)", span, None, "R009")
+                return cards[i]
+            return zindex
+
+        def index(rt, L):
+            seq = obj(rt, L)
+            i = idx(rt, L)
+            if seq is None:
+                raise RulesRuntimeError("cannot index none", span, None, "R009")
+            if not -len(seq) <= i < len(seq):
+                raise RulesRuntimeError(f"index {i} is outside the list ({len(seq)} items)", span, None, "R009")
+            return seq[i]
+        return index
+
+    def _binary(self, e: A.Binary):
+        op = e.op
+        if op in ("in", "not in"):
+            item = self.expr(e.left)
+            rt_t = self.res.types.get(e.right)
+            if rt_t == ZONE:
+                zone = self.expr(e.right)
+                if op == "in":
+                    return lambda rt, L: rt.st.where[item(rt, L)] == zone(rt, L) if item(rt, L) is not None else False
+                return lambda rt, L: not (item(rt, L) is not None and rt.st.where[item(rt, L)] == zone(rt, L))
+            seq = self.expr(e.right)
+            if op == "in":
+                return lambda rt, L: item(rt, L) in seq(rt, L)
+            return lambda rt, L: item(rt, L) not in seq(rt, L)
+        a = self.expr(e.left) if self.res.types.get(e.left) != ZONE or op in ("==", "!=") else self.list_expr(e.left)
+        b = self.expr(e.right) if self.res.types.get(e.right) != ZONE or op in ("==", "!=") else self.list_expr(e.right)
+        span = e.span
+        if op == "and":
+            return lambda rt, L: a(rt, L) and b(rt, L)
+        if op == "or":
+            return lambda rt, L: a(rt, L) or b(rt, L)
+        if op == "==":
+            return lambda rt, L: a(rt, L) == b(rt, L)
+        if op == "!=":
+            return lambda rt, L: a(rt, L) != b(rt, L)
+        if op == "<":
+            return lambda rt, L: a(rt, L) < b(rt, L)
+        if op == "<=":
+            return lambda rt, L: a(rt, L) <= b(rt, L)
+        if op == ">":
+            return lambda rt, L: a(rt, L) > b(rt, L)
+        if op == ">=":
+            return lambda rt, L: a(rt, L) >= b(rt, L)
+        if op == "+":
+            return lambda rt, L: a(rt, L) + b(rt, L)
+        if op == "-":
+            return lambda rt, L: a(rt, L) - b(rt, L)
+        if op == "*":
+            return lambda rt, L: a(rt, L) * b(rt, L)
+        if op in ("/", "%"):
+            def div(rt, L):
+                x, y = a(rt, L), b(rt, L)
+                if y == 0:
+                    raise RulesRuntimeError(f"division by zero in `{op}`", span, None, "R010")
+                return x // y if op == "/" else x % y
+            return div
+        if op == "..":
+            return lambda rt, L: tuple(range(a(rt, L), b(rt, L) + 1))
+        raise AssertionError(op)  # pragma: no cover
+
+    def _call(self, e: A.Call):
+        kind = self.res.calls[e]
+        if kind[0] == "func":
+            func = self.m.funcs[kind[1]]
+            args = [self.expr(a) for a in kind[2]]
+            nslots = self.res.frame_sizes[func.decl]
+            bodies = self._func_bodies()
+            name = func.name
+            if name not in bodies:
+                bodies[name] = None          # placeholder: a recursive call finds it at run time
+                bodies[name] = self.expr(func.decl.body)
+            pad = [None] * (nslots - len(args))
+
+            def call(rt, L):
+                return bodies[name](rt, [a(rt, L) for a in args] + pad)
+            return call
+        if kind[0] == "zone":
+            base = self.zone_base[kind[1]]
+            p = self.expr(kind[2][0])
+            span = e.span
+
+            def zone(rt, L):
+                who = p(rt, L)
+                if who is None:
+                    raise RulesRuntimeError(f"zone `{kind[1]}` of none", span, None, "R008")
+                return base + who
+            return zone
+        if kind[0] == "prim":
+            return B.compile_primitive(self, e, kind[2])
+        raise AssertionError(kind)  # pragma: no cover
+
+    def _func_bodies(self) -> dict:
+        if not hasattr(self, "_bodies"):
+            self._bodies = {}
+        return self._bodies
+
+
+def _dedupe(options: list) -> list:
+    seen = set()
+    out = []
+    for o in options:
+        if o.label not in seen:
+            seen.add(o.label)
+            out.append(o)
+    return out
+
+
+def _seq(fns):
+    if not fns:
+        return lambda rt, L: None
+    if len(fns) == 1:
+        return fns[0]
+    if len(fns) == 2:
+        f1, f2 = fns
+
+        def seq2(rt, L):
+            r = f1(rt, L)
+            if r is not None:
+                return r
+            return f2(rt, L)
+        return seq2
+    fns = tuple(fns)
+
+    def seq(rt, L):
+        for f in fns:
+            r = f(rt, L)
+            if r is not None:
+                return r
+    return seq
+
+
+class _Loop:
+    """Pending break/continue jumps of a VM-level loop."""
+
+    def __init__(self, head: int):
+        self.head = head
+        self.breaks: list[int] = []
+
+    def close(self, cb, end: int) -> None:
+        for b in self.breaks:
+            cb.patch(b, end)
+
+
+class _CodeBuilder:
+    """Emits VM instructions for one procedure; instructions are closures `ins(rt, frame)`."""
+
+    def __init__(self, compiler: Compiler, rule: str):
+        self.c = compiler
+        self.rule = rule
+        proc = compiler.prog.procs.get(rule)
+        self.base_slots = proc.nslots if proc is not None else 0
+        self.ops: list = []       # [factory(targets) -> instruction, span]
+        self.targets: dict = {}
+        self.extra_slots = 0
+
+    def here(self) -> int:
+        return len(self.ops)
+
+    def scratch(self) -> int:
+        # Scratch slots live after the checker's slots; finish() widens the frame.
+        self.extra_slots += 1
+        return self.base_slots + self.extra_slots - 1
+
+    def _add(self, make, span) -> int:
+        self.ops.append([make, span])
+        return len(self.ops) - 1
+
+    def patch(self, index: int, target: int) -> None:
+        self.targets[index] = target
+
+    # --- instruction kinds
+    def simple(self, fn, span, loop: _Loop | None) -> None:
+        index = self.here()
+        if loop is not None:
+            loop.breaks.append(index)     # patched to the loop's end, used on BREAK
+        head = loop.head if loop is not None else None
+
+        def make(i, t, fix):
+            nxt = i + 1
+            end = t.get(i)
+
+            def ins(rt, fr):
+                r = fn(rt, fr.locals)
+                if r is None:
+                    fr.pc = nxt
+                elif r is BREAK:
+                    fr.pc = end
+                elif r is CONTINUE:
+                    fr.pc = head
+                else:
+                    _return(rt, fr, r.value)
+            return ins
+        self._add(make, span)
+
+    def jump(self, span) -> int:
+        def make(i, t, fix):
+            target = t[i]
+
+            def ins(rt, fr):
+                fr.pc = target
+            return ins
+        return self._add(make, span)
+
+    def loop_jump(self, target: int, span) -> None:
+        rule = self.rule
+
+        def make(i, t, fix):
+            def ins(rt, fr):
+                rt.tick(span, rule)
+                fr.pc = target
+            return ins
+        self._add(make, span)
+
+    def jump_if_false(self, cond, span) -> int:
+        def make(i, t, fix):
+            target = t[i]
+            nxt = i + 1
+
+            def ins(rt, fr):
+                fr.pc = nxt if cond(rt, fr.locals) else target
+            return ins
+        return self._add(make, span)
+
+    def for_init(self, seq, slot: int, span) -> None:
+        def make(i, t, fix):
+            nxt = i + 1
+
+            def ins(rt, fr):
+                L = fr.locals
+                L[slot + 2] = tuple(seq(rt, L))
+                L[slot + 1] = 0
+                fr.pc = nxt
+            return ins
+        self._add(make, span)
+
+    def for_next(self, slot: int, span) -> int:
+        def make(i, t, fix):
+            end = t[i]
+            nxt = i + 1
+
+            def ins(rt, fr):
+                L = fr.locals
+                k = L[slot + 1]
+                seq = L[slot + 2]
+                if k >= len(seq):
+                    fr.pc = end
+                else:
+                    L[slot] = seq[k]
+                    L[slot + 1] = k + 1
+                    fr.pc = nxt
+            return ins
+        return self._add(make, span)
+
+    def repeat_init(self, count, slot: int, span) -> None:
+        def make(i, t, fix):
+            nxt = i + 1
+
+            def ins(rt, fr):
+                fr.locals[slot] = count(rt, fr.locals)
+                fr.pc = nxt
+            return ins
+        self._add(make, span)
+
+    def repeat_next(self, slot: int, span) -> int:
+        def make(i, t, fix):
+            end = t[i]
+            nxt = i + 1
+
+            def ins(rt, fr):
+                L = fr.locals
+                if L[slot] <= 0:
+                    fr.pc = end
+                else:
+                    L[slot] -= 1
+                    fr.pc = nxt
+            return ins
+        return self._add(make, span)
+
+    def call(self, proc: CompiledProc, args, slot: int, span) -> None:
+        def make(i, t, fix):
+            nxt = i + 1
+            ret = fix(slot)
+
+            def ins(rt, fr):
+                L = fr.locals
+                values = [a(rt, L) for a in args]
+                fr.pc = nxt
+                rt.steps += 1
+                if rt.steps > rt.max_steps:
+                    rt.tick(span, proc.name)
+                rt.st.frames.append(Frame(proc, 0, values + [None] * (proc.nslots - len(values)), ret))
+            return ins
+        self._add(make, span)
+
+    def use(self, ability, card, player, span) -> None:
+        procs = self.c.prog.procs
+
+        def make(i, t, fix):
+            nxt = i + 1
+
+            def ins(rt, fr):
+                L = fr.locals
+                name = ability(rt, L)
+                fr.pc = nxt
+                if name is None:
+                    return      # a card without this ability: nothing happens
+                proc = procs[name]
+                locals_ = [card(rt, L), player(rt, L)] + [None] * (proc.nslots - 2)
+                rt.st.frames.append(Frame(proc, 0, locals_))
+            return ins
+        self._add(make, span)
+
+    def fire(self, make_event, span) -> None:
+        def make(i, t, fix):
+            nxt = i + 1
+
+            def ins(rt, fr):
+                event, args = make_event(rt, fr.locals)
+                fr.pc = nxt
+                rt.fire(event, args)
+            return ins
+        self._add(make, span)
+
+    def end_game(self, fn, span) -> None:
+        def make(i, t, fix):
+            nxt = i + 1
+
+            def ins(rt, fr):
+                fn(rt, fr.locals)
+                fr.pc = nxt
+            return ins
+        self._add(make, span)
+
+    def decide(self, build, slot: int, span) -> None:
+        def make(i, t, fix):
+            nxt = i + 1
+            target = fix(slot)
+
+            def ins(rt, fr):
+                d = build(rt, fr.locals)
+                fr.pc = nxt
+                if len(d.options) == 1:
+                    # The rules leave no choice: take it without asking.
+                    if target >= 0:
+                        fr.locals[target] = d.options[0].value
+                    if rt.sink is not None:
+                        rt.sink({"type": "forced", "player": d.player + 1, "prompt": d.prompt,
+                                 "label": d.options[0].label, "secret": d.secret})
+                    return
+                rt.st.pending = d
+                rt.st.pending_slot = target
+            return ins
+        self._add(make, span)
+
+    def decide_many(self, build, work: int, slot: int, span) -> None:
+        # Two instructions: reset the picks, then ask until done (the second re-runs itself).
+        def make_init(i, t, fix):
+            nxt = i + 1
+            w = fix(work)
+
+            def ins(rt, fr):
+                fr.locals[w] = ()
+                fr.pc = nxt
+            return ins
+        self._add(make_init, span)
+
+        def make(i, t, fix):
+            nxt = i + 1
+            w = fix(work)
+            target = fix(slot)
+
+            def ins(rt, fr):
+                L = fr.locals
+                while True:
+                    d = build(rt, L)
+                    if d is None:
+                        if target >= 0:
+                            L[target] = L[w]
+                        fr.pc = nxt
+                        return
+                    if len(d.options) == 1 and d.options[0].value != DONE:
+                        L[w] = L[w] + (d.options[0].value,)
+                        continue
+                    rt.st.pending = d
+                    rt.st.pending_slot = (w, target)
+                    return
+            return ins
+        self._add(make, span)
+
+    def ret(self, value, span) -> None:
+        def make(i, t, fix):
+            def ins(rt, fr):
+                _return(rt, fr, value(rt, fr.locals) if value is not None else None)
+            return ins
+        self._add(make, span)
+
+    def finish(self):
+        def fix(slot) -> int:
+            return -1 if slot is None else slot
+        proc = self.c.prog.procs.get(self.rule)
+        if proc is not None:
+            proc.nslots = self.base_slots + self.extra_slots
+        code = [make(i, self.targets, fix) for i, (make, _) in enumerate(self.ops)]
+        spans = [span for _, span in self.ops]
+        return code, spans
+
+
+def _return(rt, fr, value) -> None:
+    frames = rt.st.frames
+    frames.pop()
+    if fr.ret_slot >= 0 and frames:
+        frames[-1].locals[fr.ret_slot] = value
+
+
+def compile_program(model, options: dict | None = None) -> Program:
+    """Compile a checked model with option values (defaults for those not given)."""
+    values = {name: opt.default for name, opt in model.options.items()}
+    values.update(options or {})
+    return Compiler(model, values).compile()
+
+
+__all__ = ["compile_program", "Compiler", "DONE", "Type", "PLAYER"]

@@ -1,0 +1,197 @@
+"""The engine API: one running game, in the spirit of OpenSpiel's State.
+
+`Match` wraps a compiled `Program` and a `GameState`:
+    decision / legal_options   what is being asked, of whom
+    apply(index) / apply_label  answer it; the rules run on to the next decision
+    is_over / result            the end and its ranking/scores
+    observation(seat)           what one seat may see (see `observation.py`)
+    snapshot() / restore()      cheap copies for search agents (no replay)
+    to_json() / from_json()     save and resume exactly
+Events (log lines, moves, decisions) go to an optional sink, never into the state.
+"""
+
+from __future__ import annotations
+
+from . import rng as R
+from .compiler import DONE
+from .errors import IllegalMove, RulesRuntimeError
+from .observation import observe
+from .runtime import Runtime
+from .state import Frame, GameState, state_from_json, state_to_json
+
+SAVE_FORMAT = 1
+
+
+class Match:
+    def __init__(self, program, players: int | None = None, seed: int = 0, sink=None,
+                 debug: bool = False, max_steps: int | None = None, _state: GameState | None = None):
+        model = program.model
+        self.program = program
+        self.players = players if players is not None else model.players[2]
+        lo, hi, _ = model.players
+        if not lo <= self.players <= hi:
+            raise ValueError(f"{model.name.get('en', model.id)} is for {lo}" +
+                             (f" to {hi}" if hi != lo else "") + f" players, not {self.players}")
+        self.seed = seed
+        self.sink = sink
+        self.debug = debug
+        if _state is not None:
+            self.state = _state
+            self.rt = Runtime(program, self.state, self.players, sink, debug, max_steps)
+            return
+        self.state = self._initial_state(seed)
+        self.rt = Runtime(program, self.state, self.players, sink, debug, max_steps)
+        self._init_vars()
+        if sink is not None:
+            sink({"type": "start", "game": model.id, "seed": seed, "players": self.players,
+                  "options": program.options, "variants": list(model.applied_variants),
+                  "fingerprint": program.fingerprint, "format": SAVE_FORMAT})
+        self._run()
+
+    # ------------------------------------------------------------------ set-up
+    def _initial_state(self, seed: int) -> GameState:
+        prog = self.program
+        ncards = len(prog.card_ids)
+        st = GameState.__new__(GameState)
+        st.zones = [[] for _ in range(prog.nzones)]
+        st.zones[prog.zone_index("box")] = list(range(ncards))
+        st.where = [prog.zone_index("box")] * ncards
+        st.faceup = [False] * ncards
+        st.turn = [0] * ncards
+        st.gvars = [None] * len(prog.var_names["global"])
+        st.pvars = [[None] * self.players for _ in prog.var_names["player"]]
+        st.cvars = [[None] * ncards for _ in prog.var_names["card"]]
+        st.rng = R.seed_state(seed)
+        st.pending = None
+        st.pending_slot = -1
+        st.result = None
+        st.decisions = 0
+        frames = []
+        game = prog.procs["game"]
+        frames.append(Frame(game, 0, [None] * game.nslots))
+        if "setup" in prog.procs:
+            setup = prog.procs["setup"]
+            frames.append(Frame(setup, 0, [None] * setup.nslots))
+        st.frames = frames
+        return st
+
+    def _init_vars(self) -> None:
+        """Evaluate variable defaults (they may read options and `players`)."""
+        prog, st, rt = self.program, self.state, self.rt
+        for i, fn in enumerate(prog.var_defaults["global"]):
+            st.gvars[i] = fn(rt, [None] * 8)
+        for i, fn in enumerate(prog.var_defaults["player"]):
+            value = fn(rt, [None] * 8)
+            st.pvars[i] = [value] * self.players
+        for i, fn in enumerate(prog.var_defaults["card"]):
+            value = fn(rt, [None] * 8)
+            st.cvars[i] = [value] * len(prog.card_ids)
+
+    def _run(self) -> None:
+        try:
+            self.rt.run()
+        except RulesRuntimeError as exc:
+            exc.seed = self.seed
+            exc.decision = self.state.decisions
+            raise
+
+    # ------------------------------------------------------------------ the API
+    @property
+    def decision(self):
+        return self.state.pending
+
+    @property
+    def legal_options(self) -> list:
+        d = self.state.pending
+        return list(d.options) if d is not None else []
+
+    @property
+    def current_player(self) -> int | None:
+        d = self.state.pending
+        return d.player if d is not None else None
+
+    @property
+    def is_over(self) -> bool:
+        return self.state.result is not None
+
+    @property
+    def result(self) -> dict | None:
+        return self.state.result
+
+    @property
+    def decisions_made(self) -> int:
+        return self.state.decisions
+
+    def apply(self, index: int) -> None:
+        """Answer the pending decision with option `index` and run to the next one."""
+        st = self.state
+        d = st.pending
+        if d is None:
+            raise IllegalMove("no decision is pending" + (" (the game is over)" if self.is_over else ""))
+        if not isinstance(index, int) or not 0 <= index < len(d.options):
+            raise IllegalMove(f"option {index} does not exist; there are {len(d.options)} options")
+        option = d.options[index]
+        if self.sink is not None:
+            self.sink({"type": "decision", "n": st.decisions + 1, "player": d.player + 1, "prompt": d.prompt,
+                       "options": d.labels, "choice": index, "label": option.label, "secret": d.secret})
+        st.decisions += 1
+        st.pending = None
+        fr = st.frames[-1]
+        slot = st.pending_slot
+        if d.kind == "choose_many":
+            work, target = slot
+            if option.value == DONE:
+                # The choose_many instruction is still current (pc not advanced): finish it.
+                if target >= 0:
+                    fr.locals[target] = fr.locals[work]
+                fr.pc += 1
+            else:
+                fr.locals[work] = fr.locals[work] + (option.value,)
+        elif slot >= 0:
+            fr.locals[slot] = option.value
+        self._run()
+
+    def apply_label(self, label: str) -> None:
+        d = self.state.pending
+        if d is None:
+            raise IllegalMove("no decision is pending")
+        for i, o in enumerate(d.options):
+            if o.label == label:
+                return self.apply(i)
+        raise IllegalMove(f"'{label}' is not a legal option; legal are: " + ", ".join(d.labels))
+
+    def observation(self, seat: int) -> dict:
+        return observe(self, seat)
+
+    # ------------------------------------------------------------------ copies
+    def snapshot(self) -> GameState:
+        return self.state.copy()
+
+    def restore(self, snap: GameState) -> None:
+        self.state = snap.copy()
+        self.rt.st = self.state
+
+    def clone(self, sink=None) -> "Match":
+        """An independent copy of this game (for search), with its own sink."""
+        m = Match.__new__(Match)
+        m.program = self.program
+        m.players = self.players
+        m.seed = self.seed
+        m.sink = sink
+        m.debug = self.debug
+        m.state = self.state.copy()
+        m.rt = Runtime(self.program, m.state, self.players, sink, self.debug, self.rt.max_steps)
+        return m
+
+    def to_json(self) -> dict:
+        return {"format": SAVE_FORMAT, "game": self.program.model.id, "fingerprint": self.program.fingerprint,
+                "players": self.players, "seed": self.seed, "options": self.program.options,
+                "variants": list(self.program.model.applied_variants), "state": state_to_json(self.state)}
+
+    @classmethod
+    def from_json(cls, program, data: dict, sink=None, debug: bool = False) -> "Match":
+        if data.get("fingerprint") != program.fingerprint:
+            raise ValueError("the saved game was made with different game files (rules, cards or options)")
+        st = state_from_json(data["state"], program.procs)
+        return cls(program, data["players"], data["seed"], sink, debug, _state=st)
+

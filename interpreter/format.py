@@ -1,0 +1,50 @@
+"""How values read as text: in log lines, option labels and string interpolation.
+
+Cards, players and zones are ints at run time; the compiler knows each value's static
+type and picks the matching formatter once, at compile time.
+"""
+
+from __future__ import annotations
+
+from rulesvm.dsl.types import BOOL, CARD, PLAYER, ZONE, Type
+
+
+def player_name(p) -> str:
+    return "none" if p is None else f"Player {p + 1}"
+
+
+def formatter(t: Type, prog_ref):
+    """A function value -> text for values of static type t. `prog_ref()` gives the program."""
+    if t == CARD:
+        names = prog_ref().card_names
+        return lambda v, rt=None: "none" if v is None else names[v]
+    if t == PLAYER:
+        return lambda v, rt=None: player_name(v)
+    if t == BOOL:
+        return lambda v, rt=None: "none" if v is None else ("true" if v else "false")
+    if t == ZONE:
+        names = prog_ref().card_names
+
+        def zone_text(z, rt=None):
+            if rt is None or z is None:
+                return "a zone"
+            cards = rt.st.zones[z]
+            return ", ".join(names[c] for c in cards) if cards else "nothing"
+        return zone_text
+    if t.name == "list":
+        inner = formatter(t.elem, prog_ref) if t.elem is not None else (lambda v, rt=None: plain(v))
+        return lambda v, rt=None: "none" if v is None else (", ".join(inner(x, rt) for x in v) if v else "nothing")
+    if t.name == "tuple":
+        parts = [formatter(i, prog_ref) for i in t.items]
+        return lambda v, rt=None: "(" + ", ".join(f(x, rt) for f, x in zip(parts, v)) + ")"
+    return lambda v, rt=None: plain(v)
+
+
+def plain(v) -> str:
+    if v is None:
+        return "none"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, tuple):
+        return ", ".join(plain(x) for x in v)
+    return str(v)

@@ -1,0 +1,116 @@
+"""What one seat may see of a running game (pipeline: running game -> agents).
+
+An observation is plain JSON-able data built from the zone and variable declarations:
+hidden zones show only their size; a zone visible to its owner shows its cards to that
+owner and only a count to the others; face-down cards show as backs unless the zone lets
+this seat see them; per-player variables declared `visible(owner)` appear only for their
+owner; a secret decision shows that it is being made, not its options. Agents and the
+terminal and web front ends read only this, so they cannot learn what a seat may not know.
+"""
+
+from __future__ import annotations
+
+from rulesvm.dsl.types import CARD, PLAYER, ZONE
+
+
+def _value(v, t, prog):
+    if v is None:
+        return None
+    if t == CARD:
+        return prog.card_ids[v]
+    if t == PLAYER:
+        return v + 1
+    if t == ZONE:
+        return prog.zone_names[v]
+    if t.name == "list" and isinstance(v, tuple):
+        return [_value(x, t.elem, prog) for x in v]
+    if isinstance(v, tuple):
+        return list(v)
+    return v
+
+
+def can_see_card(prog, st, card: int, zone: int, seat: int) -> bool:
+    """Can `seat` (0-based; -1 = everything) see the face of `card` in `zone`?"""
+    if seat < 0:
+        return True
+    info = prog.zone_info[zone]
+    owner = prog.zone_owner[zone]
+    if info.hidden:
+        return False
+    if info.visible == "owner":
+        # Cards held by their owner (a hand) are seen by the owner whichever way they lie.
+        return owner == seat
+    if not st.faceup[card]:
+        return info.facedown_visible == "all" or (info.facedown_visible == "owner" and owner == seat)
+    return True
+
+
+def card_view(prog, st, card: int, visible: bool, held: bool = False) -> dict:
+    """One card as a seat sees it; `held` cards (in a hand) have no face-up/down state."""
+    if not visible:
+        return {"facedown": True, "turn": st.turn[card]} if st.turn[card] else {"facedown": True}
+    cd = prog.card_defs[card]
+    view = {"id": prog.card_ids[card], "name": prog.card_names[card], "kind": prog.card_kinds[card]}
+    if not st.faceup[card] and not held:
+        view["facedown"] = True
+    if st.turn[card]:
+        view["turn"] = st.turn[card]
+    for name, value in cd.fields.items():
+        view[name] = list(value) if isinstance(value, tuple) else value
+    model = prog.model
+    for var in model.vars_of("card"):
+        v = st.cvars[var.index][card]
+        view[var.name] = _value(v, var.type, prog)
+    return view
+
+
+def zone_view(prog, st, zone: int, seat: int) -> dict:
+    info = prog.zone_info[zone]
+    cards = st.zones[zone]
+    owner = prog.zone_owner[zone]
+    shows_cards = not info.hidden and (info.visible == "all" or seat < 0 or owner == seat)
+    if not shows_cards:
+        return {"count": len(cards)}
+    seq = cards if info.ordered or seat < 0 else sorted(cards, key=lambda c: (prog.card_ids[c]))
+    return {"count": len(cards),
+            "cards": [card_view(prog, st, c, can_see_card(prog, st, c, zone, seat), info.visible == "owner")
+                      for c in seq]}
+
+
+def observe(match, seat: int) -> dict:
+    """The observation of `seat` (0-based); seat -1 sees everything (replays, debugging)."""
+    prog, st = match.program, match.state
+    model = prog.model
+    zones: dict = {}
+    for info in prog.zones:
+        if info.per_player:
+            zones[info.name] = {str(p + 1): zone_view(prog, st, info.base + p, seat) for p in range(match.players)}
+        else:
+            zones[info.name] = zone_view(prog, st, info.base, seat)
+    gvars = {v.name: _value(st.gvars[v.index], v.type, prog) for v in model.vars_of("global")}
+    pvars: dict = {}
+    for v in model.vars_of("player"):
+        row = {}
+        for p in range(match.players):
+            if v.visible == "all" or seat < 0 or seat == p:
+                row[str(p + 1)] = _value(st.pvars[v.index][p], v.type, prog)
+        pvars[v.name] = row
+    obs = {"game": model.id, "seat": seat + 1 if seat >= 0 else None, "players": match.players,
+           "zones": zones, "vars": gvars, "player_vars": pvars, "decisions": st.decisions}
+    d = st.pending
+    if d is not None:
+        if seat < 0 or d.player == seat:
+            obs["decision"] = {"player": d.player + 1, "prompt": d.prompt, "options": d.labels,
+                               "secret": d.secret, "picked": _picked(prog, d)}
+        else:
+            obs["waiting_for"] = {"player": d.player + 1, "prompt": None if d.secret else d.prompt}
+    if st.result is not None:
+        obs["result"] = st.result
+    return obs
+
+
+def _picked(prog, d) -> list:
+    out = []
+    for v in d.picked:
+        out.append(v if isinstance(v, (str, int, bool)) or v is None else str(v))
+    return out

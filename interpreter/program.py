@@ -1,0 +1,67 @@
+"""The compiled program: what the compiler makes of a checked model, shared by every game.
+
+A `Program` is immutable once built: tables of card data (kind, name, field values by card
+id), the zone layout (which zone index belongs to which player), compiled procedures
+(`CompiledProc`: a list of VM instructions plus a slot count), compiled triggers per
+event, and the option values the program was compiled with. Running games only read it;
+everything that changes is in `GameState`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass
+class CompiledProc:
+    name: str
+    kind: str
+    nslots: int
+    nparams: int
+    code: list = field(default_factory=list)    # VM instructions (callables)
+    spans: list = field(default_factory=list)   # source span of each instruction
+    suspends: bool = True
+    direct: object = None                       # for procs that never pause: a plain closure
+    span: object = None
+
+
+@dataclass
+class ZoneInfo:
+    name: str
+    per_player: bool
+    ordered: bool
+    hidden: bool
+    visible: str
+    facedown_visible: str
+    arrive_face: str | None
+    base: int          # first zone index
+
+
+@dataclass
+class Program:
+    model: object
+    options: dict
+    max_players: int
+    card_ids: list            # card id -> instance id text
+    card_names: list          # card id -> display name
+    card_kinds: list          # card id -> kind name
+    card_fields: dict         # field name -> list indexed by card id
+    card_defs: list           # card id -> CardDef
+    card_by_id: dict          # instance id text -> card id
+    zones: list               # of ZoneInfo, declaration order
+    zone_names: list          # zone index -> "hand[2]" style name
+    zone_owner: list          # zone index -> player or None
+    zone_info: list           # zone index -> ZoneInfo
+    nzones: int
+    procs: dict               # name -> CompiledProc
+    triggers: dict            # event name -> list of (cond closure|None, CompiledProc)
+    var_defaults: dict        # scope -> list of default closures
+    var_names: dict           # scope -> list of names
+    fingerprint: str
+    max_steps: int
+
+    def zone_index(self, name: str, player: int | None = None) -> int:
+        for z in self.zones:
+            if z.name == name:
+                return z.base + (player if z.per_player else 0)
+        raise KeyError(name)

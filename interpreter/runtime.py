@@ -1,0 +1,187 @@
+"""The virtual machine that runs a compiled program on a game state (pipeline: running game).
+
+`Runtime` pairs the immutable `Program` with one mutable `GameState`. Its `run()` executes
+VM instructions of the top frame until the rules ask for a decision or the game ends; the
+continuation is the frame stack in the state, so a paused game can be copied or saved at
+any decision. Compiled closures call back into the runtime for the effects every game
+shares: moving cards (and firing `moved` triggers), shuffling, rolling, logging.
+"""
+
+from __future__ import annotations
+
+from . import rng as R
+from .errors import RulesRuntimeError, RunawayError
+from .state import Frame
+
+BREAK = 1
+CONTINUE = 2
+
+
+class Return:
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+
+class Runtime:
+    __slots__ = ("prog", "st", "n", "sink", "steps", "max_steps", "queue", "debug", "has_moved_triggers")
+
+    def __init__(self, prog, st, nplayers: int, sink=None, debug: bool = False, max_steps: int | None = None):
+        self.prog = prog
+        self.st = st
+        self.n = nplayers
+        self.sink = sink
+        self.steps = 0
+        self.max_steps = max_steps or prog.max_steps
+        self.queue = []
+        self.debug = debug
+        self.has_moved_triggers = "moved" in prog.triggers
+
+    # ------------------------------------------------------------------ effects
+    def emit(self, record: dict) -> None:
+        if self.sink is not None:
+            self.sink(record)
+
+    def log(self, text: str, to=None) -> None:
+        if self.sink is not None:
+            self.sink({"type": "log", "text": text, "to": None if to is None else to + 1})
+
+    def move(self, cards, to: int, bottom: bool, face: str) -> None:
+        """Move cards (a list, in order) to zone `to`; they keep their order there."""
+        st = self.st
+        zones, where, faceup = st.zones, st.where, st.faceup
+        if face == "keep":
+            face = self.prog.zone_info[to].arrive_face or "keep"
+        dest = zones[to]
+        moved_from = []
+        for c in cards:
+            src = where[c]
+            zones[src].remove(c)
+            moved_from.append(src)
+        if bottom:
+            dest[0:0] = cards
+        else:
+            dest.extend(cards)
+        for c in cards:
+            where[c] = to
+            if face == "up":
+                faceup[c] = True
+            elif face == "down":
+                faceup[c] = False
+        if self.sink is not None and cards:
+            names = self.prog.zone_names
+            self.sink({"type": "move", "cards": [self.prog.card_ids[c] for c in cards],
+                       "from": [names[z] for z in moved_from], "to": names[to],
+                       "at": "bottom" if bottom else "top"})
+        if self.has_moved_triggers:
+            for c, src in zip(cards, moved_from):
+                self.fire("moved", (c, src, to))
+
+    def fire(self, event: str, args: tuple) -> None:
+        """Queue the triggers of an event whose condition holds; they run after this statement."""
+        triggers = self.prog.triggers.get(event)
+        if self.sink is not None and event not in ("moved",):
+            self.sink({"type": "event", "event": event, "args": [a if not isinstance(a, tuple) else list(a)
+                                                                 for a in args]})
+        if not triggers:
+            return
+        for cond, proc in triggers:
+            locals_ = [None] * proc.nslots
+            locals_[:len(args)] = args[:proc.nparams] if proc.nparams <= len(args) else args
+            if cond is None or cond(self, locals_):
+                self.queue.append(Frame(proc, 0, locals_))
+
+    def below(self, n: int) -> int:
+        value, self.st.rng = R.below(self.st.rng, n)
+        return value
+
+    def shuffle_zone(self, z: int) -> None:
+        self.st.rng = R.shuffle(self.st.zones[z], self.st.rng)
+        if self.sink is not None:
+            self.sink({"type": "shuffle", "zone": self.prog.zone_names[z]})
+
+    def tick(self, span, rule: str) -> None:
+        self.steps += 1
+        if self.steps > self.max_steps:
+            raise RunawayError(f"the rules ran {self.max_steps} steps without asking for a decision "
+                               "(a loop that never ends?)", span, rule, "R002",
+                               "check the loop's condition, or raise max_steps in the game file")
+
+    # ------------------------------------------------------------------ the VM
+    def run(self) -> None:
+        """Execute until a decision is pending or the game is over."""
+        st = self.st
+        frames = st.frames
+        self.steps = 0
+        fr = None
+        pc = 0
+        try:
+            while frames:
+                fr = frames[-1]
+                pc = fr.pc
+                fr.proc.code[pc](self, fr)
+                if self.queue:
+                    self._flush_triggers()
+                if st.pending is not None or st.result is not None:
+                    break
+            else:
+                if st.result is None:
+                    raise RulesRuntimeError("the game block finished without calling end_game",
+                                            None, "game", "R003",
+                                            "call end_game(...) when the game is over")
+        except RulesRuntimeError as exc:
+            if exc.span is None and fr is not None:
+                exc.span = fr.proc.spans[pc]
+            if exc.rule is None and fr is not None:
+                exc.rule = _rule_name(fr.proc)
+            raise
+        except RecursionError:
+            raise RulesRuntimeError("the rules call themselves too deeply (endless recursion?)",
+                                    fr.proc.spans[pc] if fr else None,
+                                    _rule_name(fr.proc) if fr else None, "R004") from None
+        except (TypeError, IndexError, ValueError, ZeroDivisionError, KeyError, AttributeError) as exc:
+            raise RulesRuntimeError(_explain(exc), fr.proc.spans[pc] if fr else None,
+                                    _rule_name(fr.proc) if fr else None, "R005") from exc
+        if self.debug:
+            self.check_cards()
+
+    def _flush_triggers(self) -> None:
+        queued = self.queue
+        self.queue = []
+        # The first trigger queued runs first: push in reverse.
+        for frame in reversed(queued):
+            self.st.frames.append(frame)
+
+    def check_cards(self) -> None:
+        """Debug mode: every card is in exactly one zone, and `where` agrees."""
+        st = self.st
+        seen = [0] * len(st.where)
+        for z, cards in enumerate(st.zones):
+            for c in cards:
+                seen[c] += 1
+                if st.where[c] != z:
+                    raise RulesRuntimeError(f"card {self.prog.card_ids[c]} is in {self.prog.zone_names[z]} "
+                                            f"but recorded in {self.prog.zone_names[st.where[c]]}",
+                                            None, None, "R900")
+        for c, k in enumerate(seen):
+            if k != 1:
+                raise RulesRuntimeError(f"card {self.prog.card_ids[c]} is in {k} zones (lost or duplicated)",
+                                        None, None, "R900")
+
+
+def _rule_name(proc) -> str:
+    return {"phase": "phase", "ability": "ability", "snippet": "card ability", "trigger": "trigger",
+            "setup": "setup", "game": "the game block"}.get(proc.kind, "procedure") + \
+        ("" if proc.kind in ("setup", "game") else f" `{proc.name}`")
+
+
+def _explain(exc: Exception) -> str:
+    text = str(exc)
+    if isinstance(exc, IndexError):
+        return "index out of range (past the end of a list or zone)"
+    if isinstance(exc, ZeroDivisionError):
+        return "division by zero"
+    if "NoneType" in text:
+        return "a value is `none` where the rules need a card, player or number"
+    return f"impossible operation: {text}"

@@ -1,0 +1,127 @@
+"""The running game's state: small, flat and cheap to copy (pipeline: **running game**).
+
+Everything that changes during a game lives here and nothing else does: zones as lists of
+card ids, where each card is, each card's face and rotation, variables (global, per player,
+per card), the generator state, the paused continuation (a stack of frames: procedure,
+program counter, local slots) and the decision waiting for an answer. Copying it is a
+handful of list copies, which is what search agents do thousands of times per second; it
+also round-trips through JSON for `--save` / `resume`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Option:
+    label: str
+    value: object
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """A choice waiting for an agent: who, what is asked, and the legal options."""
+    player: int                 # 0-based seat
+    prompt: str
+    options: tuple              # of Option
+    kind: str = "choose"        # "choose" or "choose_many"
+    secret: bool = False        # the choice is hidden from other players until revealed
+    picked: tuple = ()          # choose_many: what was picked so far
+
+    @property
+    def labels(self) -> list[str]:
+        return [o.label for o in self.options]
+
+
+class Frame:
+    """One active procedure: its compiled code, where it is, and its local slots."""
+    __slots__ = ("proc", "pc", "locals", "ret_slot")
+
+    def __init__(self, proc, pc: int, locals_: list, ret_slot: int = -1):
+        self.proc = proc
+        self.pc = pc
+        self.locals = locals_
+        self.ret_slot = ret_slot
+
+    def copy(self) -> "Frame":
+        return Frame(self.proc, self.pc, self.locals[:], self.ret_slot)
+
+
+class GameState:
+    __slots__ = ("zones", "where", "faceup", "turn", "gvars", "pvars", "cvars", "rng", "frames",
+                 "pending", "result", "decisions", "pending_slot")
+
+    def copy(self) -> "GameState":
+        s = GameState.__new__(GameState)
+        s.zones = [z[:] for z in self.zones]
+        s.where = self.where[:]
+        s.faceup = self.faceup[:]
+        s.turn = self.turn[:]
+        s.gvars = self.gvars[:]
+        s.pvars = [v[:] for v in self.pvars]
+        s.cvars = [v[:] for v in self.cvars]
+        s.rng = self.rng
+        s.frames = [f.copy() for f in self.frames]
+        s.pending = self.pending
+        s.result = self.result
+        s.decisions = self.decisions
+        s.pending_slot = self.pending_slot
+        return s
+
+
+def _to_json_value(v):
+    if isinstance(v, tuple):
+        return {"t": [_to_json_value(x) for x in v]}
+    if isinstance(v, list):
+        return [_to_json_value(x) for x in v]
+    return v
+
+
+def _from_json_value(v):
+    if isinstance(v, dict) and "t" in v:
+        return tuple(_from_json_value(x) for x in v["t"])
+    if isinstance(v, list):
+        return [_from_json_value(x) for x in v]
+    return v
+
+
+def state_to_json(st: GameState) -> dict:
+    pending = None
+    if st.pending is not None:
+        d = st.pending
+        pending = {"player": d.player, "prompt": d.prompt, "kind": d.kind, "secret": d.secret,
+                   "picked": _to_json_value(d.picked),
+                   "options": [[o.label, _to_json_value(o.value)] for o in d.options]}
+    return {
+        "zones": st.zones, "where": st.where, "faceup": st.faceup, "turn": st.turn,
+        "gvars": _to_json_value(st.gvars), "pvars": _to_json_value(st.pvars),
+        "cvars": _to_json_value(st.cvars), "rng": str(st.rng),
+        "frames": [{"proc": f.proc.name, "pc": f.pc, "locals": _to_json_value(f.locals), "ret": f.ret_slot}
+                   for f in st.frames],
+        "pending": pending, "pending_slot": st.pending_slot,
+        "result": st.result, "decisions": st.decisions,
+    }
+
+
+def state_from_json(data: dict, procs: dict) -> GameState:
+    """Rebuild a state saved by `state_to_json`; `procs` maps names to compiled procedures."""
+    s = GameState.__new__(GameState)
+    s.zones = [list(z) for z in data["zones"]]
+    s.where = list(data["where"])
+    s.faceup = list(data["faceup"])
+    s.turn = list(data["turn"])
+    s.gvars = _from_json_value(data["gvars"])
+    s.pvars = _from_json_value(data["pvars"])
+    s.cvars = _from_json_value(data["cvars"])
+    s.rng = int(data["rng"])
+    s.frames = [Frame(procs[f["proc"]], f["pc"], _from_json_value(f["locals"]), f["ret"]) for f in data["frames"]]
+    p = data["pending"]
+    s.pending = None if p is None else Decision(
+        p["player"], p["prompt"], tuple(Option(lbl, _from_json_value(v)) for lbl, v in p["options"]),
+        p["kind"], p["secret"], _from_json_value(p["picked"]))
+    slot = data["pending_slot"]
+    s.pending_slot = tuple(slot) if isinstance(slot, list) else slot
+    s.result = data["result"]
+    s.decisions = data["decisions"]
+    return s

@@ -1,0 +1,1 @@
+"""rulesvm: a rules language and a generic interpreter for card and board games."""

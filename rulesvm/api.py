@@ -1,0 +1,185 @@
+"""The public API the CLI (and any Python user) calls; it drives dsl/ and interpreter/.
+
+    game = load_game("games/giant_king.yaml", options={"laps": 3})
+    match = new_game(game, players=4, seed=7)
+    result = play(match, {0: make_agent("random", 1), ...})
+
+`load_game` runs the front end (YAML, rules, card data -> checked model) and compiles the
+program once; `new_game` starts a `Match`; `play` asks agents until the game ends. Saving
+and resuming, validation and the `info` summary live here too, so every front end shares
+one behaviour.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+
+from rulesvm.dsl.diagnostics import Diagnostic, DiagnosticError, Span
+from rulesvm.dsl.loader import display_path, load_game_model, option_value
+from rulesvm.interpreter import Match, compile_program
+from rulesvm.interpreter.agents import SeatView, make_agent
+from rulesvm.interpreter.rng import derive
+
+SAVE_KIND = "rulesvm-save"
+
+
+@dataclass
+class Game:
+    """A loaded, checked and compiled game, with the choices it was loaded with."""
+    path: str
+    model: object
+    program: object
+    options: dict = field(default_factory=dict)        # overrides given by the user
+    card_sets: list = field(default_factory=list)
+    variants: list = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        return self.model.name.get("en", self.model.id)
+
+    @property
+    def warnings(self) -> list:
+        return getattr(self.model, "warnings", [])
+
+
+def parse_option_overrides(model, pairs: list[str]) -> dict:
+    """`["laps=3"]` -> {"laps": 3}, typed by the option declarations; ValueError on mistakes."""
+    values = {}
+    for pair in pairs:
+        name, eq, text = pair.partition("=")
+        if not eq:
+            raise ValueError(f"`--set {pair}`: write NAME=VALUE")
+        values[name.strip()] = option_value(model, name.strip(), text.strip())
+    return values
+
+
+def load_game(path: str, card_sets=(), variants=(), options: dict | None = None,
+              set_pairs: list[str] = ()) -> Game:
+    """Load, check and compile a game. Raises DiagnosticError (file problems) or ValueError (options)."""
+    model = load_game_model(path, list(card_sets))
+    values = dict(options or {})
+    values.update(parse_option_overrides(model, list(set_pairs)))
+    for name, value in values.items():
+        if name not in model.options:
+            option_value(model, name, str(value))   # raises the "unknown option" message
+    program = compile_program(model, values)
+    return Game(os.path.abspath(path), model, program, values, list(card_sets), list(variants))
+
+
+def new_game(game: Game, players: int | None = None, seed: int = 0, sink=None, debug: bool = False,
+             max_steps: int | None = None) -> Match:
+    """Start a game; raises ValueError for a player count the game does not allow."""
+    return Match(game.program, players, seed, sink, debug, max_steps)
+
+
+def default_agents(match: Match, specs: dict | None = None, seed: int = 0) -> dict:
+    """An agent per seat: `specs` maps 0-based seat -> agent spec; other seats play `random`."""
+    specs = specs or {}
+    return {seat: make_agent(specs.get(seat, "random"), derive(seed, 1000 + seat))
+            for seat in range(match.players)}
+
+
+class PlayInterrupted(Exception):
+    """Raised by an agent (a human) to stop the game, e.g. after saving."""
+
+
+def play(match: Match, agents: dict, on_decision=None) -> dict | None:
+    """Ask the agents until the game is over; returns the result.
+
+    An agent may return an int (the option index) or an object with `apply(match)` (a
+    command such as undo), which the loop runs instead of a move.
+    """
+    while not match.is_over:
+        seat = match.current_player
+        choice = agents[seat].choose(SeatView(match, seat))
+        if hasattr(choice, "apply"):
+            choice.apply(match)
+            continue
+        if on_decision is not None:
+            on_decision(match, seat, choice)
+        match.apply(choice)
+    return match.result
+
+
+# ---------------------------------------------------------------------- saving
+
+def save_match(match: Match, game: Game, path: str, extra: dict | None = None) -> None:
+    data = {"kind": SAVE_KIND, "game_path": os.path.relpath(game.path, os.path.dirname(os.path.abspath(path))),
+            "card_sets": [os.path.abspath(p) for p in game.card_sets], "variants": list(game.variants),
+            "options": game.options, "match": match.to_json()}
+    data.update(extra or {})
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as fh:
+        json.dump(data, fh, ensure_ascii=False, indent=1, sort_keys=True)
+    os.replace(tmp, path)
+
+
+def load_saved(path: str, sink=None, debug: bool = False) -> tuple[Game, Match, dict]:
+    """Load a save file and its game; raises DiagnosticError with what is wrong."""
+    shown = display_path(path)
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = json.load(fh)
+    except FileNotFoundError:
+        raise DiagnosticError([Diagnostic("E005", f"file not found: {shown}", Span(shown, 0, 0))]) from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        line, col = getattr(exc, "lineno", 1), getattr(exc, "colno", 1)
+        raise DiagnosticError([Diagnostic("E020", f"not a rulesvm save file: {getattr(exc, 'msg', exc)}",
+                                          Span(shown, line, col))]) from None
+    if not isinstance(data, dict) or data.get("kind") != SAVE_KIND or "match" not in data:
+        raise DiagnosticError([Diagnostic("E020", "not a rulesvm save file", Span(shown, 1, 1),
+                                          "save files are written by `rulesvm run --save FILE`")])
+    game_path = os.path.join(os.path.dirname(os.path.abspath(path)), data["game_path"])
+    game = load_game(game_path, data.get("card_sets", []), data.get("variants", []), data.get("options", {}))
+    try:
+        match = Match.from_json(game.program, data["match"], sink, debug)
+    except ValueError as exc:
+        raise DiagnosticError([Diagnostic("E021", str(exc), Span(shown, 1, 1),
+                                          "the game files changed since the save; restore them to resume")]) from None
+    except (KeyError, TypeError, IndexError) as exc:
+        raise DiagnosticError([Diagnostic("E020", f"the save file is damaged ({exc})", Span(shown, 1, 1))]) from None
+    return game, match, data
+
+
+# ---------------------------------------------------------------------- validation and info
+
+def validate_game(path: str, card_sets=()) -> list[Diagnostic]:
+    """Every diagnostic (errors and warnings) for one game file."""
+    try:
+        model = load_game_model(path, list(card_sets))
+    except DiagnosticError as exc:
+        return exc.diagnostics
+    return list(getattr(model, "warnings", []))
+
+
+def game_info(game: Game) -> dict:
+    m = game.model
+    lo, hi, default = m.players
+    zones = []
+    for z in sorted(m.zones.values(), key=lambda z: z.index):
+        if z.name == "box":
+            continue
+        zones.append({"name": z.name, "per_player": z.per_player, "ordered": z.ordered,
+                      "visible": z.visible, "facedown_visible": z.facedown_visible})
+    kinds = {}
+    for c in m.cards:
+        kinds.setdefault(c.kind, 0)
+        kinds[c.kind] += c.count
+    return {
+        "id": m.id, "name": m.name, "description": m.description,
+        "players": {"min": lo, "max": hi, "default": default},
+        "options": [{"name": o.name, "type": str(o.type), "default": list(o.default) if isinstance(o.default, tuple)
+                     else o.default, "value": _jsonable(game.program.options[o.name]), "doc": o.doc,
+                     "range": list(o.range) if o.range else None,
+                     "choices": list(o.choices) if o.choices else None} for o in m.options.values()],
+        "variants": [{"name": name, "path": rel} for name, rel in sorted(m.variants.items())],
+        "zones": zones,
+        "cards": {"total": m.card_count, "entries": len(m.cards), "by_kind": kinds},
+        "kinds": {k.name: {f.name: str(f.type) for f in k.fields.values()} for k in m.kinds.values()},
+    }
+
+
+def _jsonable(v):
+    return list(v) if isinstance(v, tuple) else v

@@ -1,0 +1,1 @@
+"""Testing helpers shipped with rulesvm (the pytest plugin for scenario files)."""
