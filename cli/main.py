@@ -33,7 +33,7 @@ app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
-GAME_ARG = typer.Argument(..., help="The game's YAML file (its entry point), e.g. games/giant_king.yaml.",
+GAME_ARG = typer.Argument(..., help="The game's YAML file (its entry point), e.g. games/my_game.yaml.",
                           show_default=False)
 CARD_SET_OPT = typer.Option(None, "--card-set", help="Add a card-set YAML file to the game (repeatable).",
                             metavar="FILE")
@@ -50,7 +50,7 @@ def _usage(screen: Screen, message: str, hint: str | None = None) -> None:
 
 def _load(screen: Screen, path: str, card_sets, variants, set_pairs) -> api.Game:
     if not os.path.exists(path):
-        _usage(screen, f"no such file: {path}", "give the path of a game's YAML file, e.g. games/giant_king.yaml")
+        _usage(screen, f"no such file: {path}", "give the path of a game's YAML file, e.g. games/my_game.yaml")
     try:
         game = api.load_game(path, card_sets or [], variants or [], set_pairs=set_pairs or [])
     except DiagnosticError as exc:
@@ -166,10 +166,10 @@ def run(
         elif record["type"] in ("log", "start"):
             screen.event(record, viewer)
 
+    seat_specs = {s: ("human" if s in humans else specs.get(s, "random")) for s in range(n)}
+
     def on_save(match) -> str:
-        if not save:
-            return "no save file: start the game with --save FILE"
-        api.save_match(match, g, save, {"agents": header["agents"]})
+        api.save_match(match, g, save, agents, seat_specs)
         return f"saved to {save} (resume with `rulesvm resume {save}`)"
 
     for h in humans:
@@ -181,7 +181,7 @@ def run(
                 s = match.current_player
                 choice = agents[s].choose(api.SeatView(match, s))
                 match.apply(choice)
-            api.save_match(match, g, save, {"agents": header["agents"]})
+            api.save_match(match, g, save, agents, seat_specs)
             screen.note(f"saved after {match.decisions_made} decisions to {save}")
             return
         result = api.play(match, agents)
@@ -234,16 +234,20 @@ def resume(
     humans = {_parse_seat(screen, h, n, "--human") for h in (human or [])} if human else \
         {int(s) - 1 for s, a in recorded.items() if a == "human"}
     agents = {}
+    states = data.get("agent_states", {})
     try:
         for s in range(n):
             if s not in humans:
                 spec = recorded.get(str(s + 1), "random")
-                agents[s] = make_agent("random" if spec == "human" else spec, derive(match.seed, 2000 + s))
+                agents[s] = make_agent("random" if spec == "human" else spec, derive(match.seed, 1000 + s))
+                if str(s + 1) in states:
+                    agents[s].set_state(states[str(s + 1)])
     except AgentSpecError as exc:
         _usage(screen, str(exc))
+    seat_specs = {s: ("human" if s in humans else recorded.get(str(s + 1), "random")) for s in range(n)}
 
     def on_save(m) -> str:
-        api.save_match(m, g, save_file, {"agents": recorded})
+        api.save_match(m, g, save_file, agents, seat_specs)
         return f"saved to {save_file}"
     for h in humans:
         agents[h] = HumanAgent(screen, on_save=on_save, clear_between=len(humans) > 1)

@@ -25,6 +25,7 @@ BUILTIN_EVENTS = {
     "phase_end": (("phase", TEXT),),
 }
 STATEMENT_ONLY = ("action", "decision")
+_KIND_WORD = {"proc": "procedure", "phase": "phase"}
 
 
 class _Scope:
@@ -94,6 +95,12 @@ def const_value(expr: A.Expr, reporter: Reporter, what: str):
     reporter.error("E302", f"{what} must be a constant (a number, text, true/false or a list of them)",
                    expr.span)
     return None
+
+
+def a_(t) -> str:
+    """A type with its article, for messages: "an int", "a card"."""
+    text = str(t)
+    return ("an " if text[:1] in "aeio" else "a ") + text
 
 
 def type_of_value(value) -> Type:
@@ -536,7 +543,7 @@ class Checker:
             else:
                 scope_word = "per_player" if obj_t == PLAYER else "per_card" if obj_t == CARD else None
                 candidates = [v.name for v in self.vars.values() if scope_word and v.scope == scope_word[4:]]
-                self.r.error("E211", f"`{target.name}` is not a variable of a {obj_t}", target.span,
+                self.r.error("E211", f"`{target.name}` is not a variable of {a_(obj_t)}", target.span,
                              did_you_mean(target.name, candidates) or
                              (f"declare it with `var {target.name}: type = ..., {scope_word}`" if scope_word else None))
                 return
@@ -548,7 +555,7 @@ class Checker:
             self._expect(target_t, INT, target, f"`{s.op}`")
             self._expect(value_t, INT, s.value, f"`{s.op}`")
         elif not assignable(value_t, target_t):
-            self.r.error("E303", f"cannot assign {value_t} to a {target_t} variable", s.value.span)
+            self.r.error("E303", f"cannot assign {a_(value_t)} to {a_(target_t)} variable", s.value.span)
 
     def _emit(self, s: A.Emit, scope: _Scope, frame: _Frame) -> None:
         event = self.events.get(s.event)
@@ -606,7 +613,7 @@ class Checker:
                     return obj.items[e.index.value]
                 return ANY
             if not is_listish(obj):
-                self.r.error("E307", f"cannot index a {obj}", e.obj.span)
+                self.r.error("E307", f"cannot index {a_(obj)}", e.obj.span)
                 return ANY
             return elem_of(obj)
         if isinstance(e, A.Unary):
@@ -734,7 +741,7 @@ class Checker:
             self.r.error("E220", f"cannot tell whether `.{e.name}` is read from a card or a player here",
                          e.span, "give the value a type (a typed parameter, or a `let` from a typed value)")
             return ANY
-        self.r.error("E220", f"a {obj} has no `.{e.name}`", e.span)
+        self.r.error("E220", f"{a_(obj)} has no `.{e.name}`", e.span)
         return ANY
 
     def _binary(self, e: A.Binary, scope, frame) -> Type:
@@ -753,27 +760,27 @@ class Checker:
             if not is_listish(rt):
                 self.r.error("E307", f"`{op}` needs a list or a zone on the right, found {rt}", e.right.span)
             elif not assignable(lt, elem_of(rt)) and not assignable(elem_of(rt), lt):
-                self.r.error("E303", f"cannot look for a {lt} in a {rt}", e.span)
+                self.r.error("E303", f"cannot look for {a_(lt)} in {a_(rt)}", e.span)
             return BOOL
         if op in ("==", "!="):
             if not (assignable(lt, rt) or assignable(rt, lt)):
-                self.r.error("E303", f"comparing a {lt} with a {rt} is always {'false' if op == '==' else 'true'}",
+                self.r.error("E303", f"comparing {a_(lt)} with {a_(rt)} is always {'false' if op == '==' else 'true'}",
                              e.span)
             return BOOL
         if op in ("<", "<=", ">", ">="):
             ok = lambda t: t in (INT, TEXT, ANY, NONE) or t.name == "tuple"
             if not ok(lt) or not ok(rt) or not (assignable(lt, rt) or assignable(rt, lt)):
-                self.r.error("E303", f"cannot order a {lt} and a {rt} with `{op}`", e.span)
+                self.r.error("E303", f"cannot order {a_(lt)} and {a_(rt)} with `{op}`", e.span)
             return BOOL
         if op == "+":
             if lt.name == "list" or rt.name == "list" or ZONE in (lt, rt):
                 if not (is_listish(lt) and is_listish(rt)):
-                    self.r.error("E303", f"cannot add a {lt} and a {rt}", e.span)
+                    self.r.error("E303", f"cannot add {a_(lt)} and {a_(rt)}", e.span)
                     return ANY
                 return join(lt if lt != ZONE else CARDS, rt if rt != ZONE else CARDS)
             if lt == TEXT or rt == TEXT:
                 if not (assignable(lt, TEXT) and assignable(rt, TEXT)):
-                    self.r.error("E303", f"cannot add a {lt} and a {rt}", e.span,
+                    self.r.error("E303", f"cannot add {a_(lt)} and {a_(rt)}", e.span,
                                  "write `\"{x}\"` to turn a value into text")
                 return TEXT
         self._expect(lt, INT, e.left, f"`{op}`")
@@ -806,10 +813,10 @@ class Checker:
                 return ANY
             self.calls_made.add(name)
             if not statement:
-                self.r.error("E223", f"{proc.kind} `{name}` can only be called as a statement "
+                self.r.error("E223", f"{_KIND_WORD.get(proc.kind, proc.kind)} `{name}` can only be called as a statement "
                              f"(`{name}(...)` or `let x = {name}(...)`)", e.span,
                              "procedures may pause for decisions; use a `func` for a value inside an expression")
-            self._check_args(e, proc.params, scope, frame, f"{proc.kind} `{name}`")
+            self._check_args(e, proc.params, scope, frame, f"{_KIND_WORD.get(proc.kind, proc.kind)} `{name}`")
             self.res.calls[e] = ("proc", name, tuple(e.args))
             return proc.returns or VOID
         zone = self.zones.get(name)
@@ -851,7 +858,7 @@ class Checker:
 
     def _call_primitive(self, e: A.Call, prim, scope, frame, statement: bool) -> Type:
         if prim.category in STATEMENT_ONLY and not statement:
-            self.r.error("E223", f"`{prim.name}` is an {prim.category} and can only be used as a statement "
+            self.r.error("E223", f"`{prim.name}` is {a_(prim.category)} and can only be used as a statement "
                          f"(`{prim.name}(...)` or `let x = {prim.name}(...)`)", e.span)
         if prim.category in STATEMENT_ONLY and frame.kind in ("func", "default"):
             self.r.error("E226", f"`{prim.name}` changes the game and cannot be used in a function",

@@ -178,17 +178,16 @@ class GameLoader:
                                         marks.span(("cards",)), "declare kinds with `kind name { field: type }`")
                 continue
             diags = validate(entries, schema, marks, code="E231", path_prefix=("cards",))
-            bad = {d.span.line for d in diags}
             self.reporter.extend(diags)
             for i, entry in enumerate(entries):
                 span = marks.span(("cards", i))
                 if not isinstance(entry, dict) or entry.get("kind") not in checker.kinds:
                     if isinstance(entry, dict) and isinstance(entry.get("kind"), str) and \
                             entry["kind"] not in checker.kinds:
-                        hint = did_you_mean(entry["kind"], checker.kinds)
-                        if hint:
-                            self.reporter.error("E232", f"unknown card kind `{entry['kind']}`",
-                                                marks.span(("cards", i, "kind")), hint)
+                        hint = did_you_mean(entry["kind"], checker.kinds) or \
+                            "kinds declared in the rules: " + ", ".join(f"`{k}`" for k in sorted(checker.kinds))
+                        self.reporter.error("E232", f"unknown card kind `{entry['kind']}`",
+                                            marks.span(("cards", i, "kind")), hint)
                     continue
                 cid = entry["id"]
                 if cid in seen:
@@ -197,8 +196,6 @@ class GameLoader:
                                         notes=((f"`{cid}` first defined here", seen[cid]),))
                     continue
                 seen[cid] = marks.span(("cards", i, "id"))
-                if span.line in bad:
-                    pass
                 kind = checker.kinds[entry["kind"]]
                 values = {}
                 for fname, fdef in kind.fields.items():

@@ -375,6 +375,14 @@ def parse_string(tok: Token, path: str, errors: list) -> tuple:
     return tuple(parts)
 
 
+def _eof(expected, path: str, line: int, col: int) -> Diagnostic:
+    if "RBRACE" in expected:
+        return Diagnostic("E103", "unexpected end of file: a block is not closed with `}`",
+                          Span(path, max(line, 1), max(col, 1)), "add the missing `}`")
+    return Diagnostic("E103", f"unexpected end of file; expected {describe_expected(expected)}",
+                      Span(path, max(line, 1), max(col, 1)))
+
+
 def _syntax_diagnostic(exc: UnexpectedInput, path: str) -> Diagnostic:
     line, col = getattr(exc, "line", 1) or 1, getattr(exc, "column", 1) or 1
     if isinstance(exc, UnexpectedCharacters):
@@ -382,13 +390,11 @@ def _syntax_diagnostic(exc: UnexpectedInput, path: str) -> Diagnostic:
         return Diagnostic("E101", f"unexpected character `{ch}`", Span(path, line, col, line, col + 1),
                           "strings use double quotes; comments start with `#`" if ch in "'/" else None)
     if isinstance(exc, UnexpectedEOF):
-        return Diagnostic("E103", f"unexpected end of file; expected {describe_expected(exc.expected)}",
-                          Span(path, line if line > 0 else 1, max(col, 1)), "is a `}` missing?")
+        return _eof(exc.expected, path, line, col)
     assert isinstance(exc, UnexpectedToken)
     tok = exc.token
     if tok.type == "$END":
-        return Diagnostic("E103", f"unexpected end of file; expected {describe_expected(exc.expected)}",
-                          Span(path, max(line, 1), max(col, 1)), "is a `}` missing?")
+        return _eof(exc.expected, path, line, col)
     hint = None
     if str(tok) in KEYWORDS and "NAME" in exc.expected:
         hint = f"`{tok}` is a keyword of the rules language and cannot be used as a name"
@@ -399,6 +405,16 @@ def _syntax_diagnostic(exc: UnexpectedInput, path: str) -> Diagnostic:
     end_col = (tok.end_column or col + 1)
     return Diagnostic("E102", f"unexpected {describe_token(tok)}; expected {describe_expected(exc.expected)}",
                       Span(path, line, col, tok.end_line or line, end_col), hint)
+
+
+def _dedupe_cascade(errors: list[Diagnostic]) -> list[Diagnostic]:
+    """After a syntax error the parser skips tokens; errors right after it are usually echoes."""
+    kept: list[Diagnostic] = []
+    for d in errors:
+        if kept and d.span.line <= kept[-1].span.line + 2:
+            continue
+        kept.append(d)
+    return kept
 
 
 def parse_rules(text: str, path: str) -> A.RulesFile:

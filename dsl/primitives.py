@@ -137,7 +137,7 @@ _ALL = [
               "Every card of a kind, wherever it is, in card order.", "cards_of_kind(\"knight\")"),
     Primitive("card", (P("id", TEXT),), CARD, "function",
               "The card with this id (`id` for a single card, `id#n` for the n-th copy).",
-              "card(\"final_battle\")"),
+              "card(\"first_player_token\")"),
     # ------------------------------------------------------------------ randomness (seeded)
     Primitive("roll", (P("sides", INT, 6),), INT, "random",
               "A die roll from 1 to `sides`, from the game's seeded generator.", "roll(6)"),

@@ -119,21 +119,32 @@ def card_data_schema(kinds: dict) -> dict:
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "title": "card entries of this game",
         "type": "array",
-        "items": {"allOf": [CARD_ENTRY, {"properties": {"kind": {"enum": sorted(kinds)}}}] + branches},
+        # Unknown kinds are reported by the loader (with a "did you mean"), not by the schema.
+        "items": {"allOf": [CARD_ENTRY] + branches},
     }
 
 
-def _describe(error: jsonschema.ValidationError) -> tuple[str, str | None]:
+def human_path(path) -> str:
+    """("cards", 3, "number") -> "cards[3].number"."""
+    out = ""
+    for p in path:
+        out += f"[{p}]" if isinstance(p, int) else (f".{p}" if out else str(p))
+    return out
+
+
+def _describe(error: jsonschema.ValidationError, prefix=()) -> tuple[str, str | None]:
     v = error.validator
-    where = "/".join(str(p) for p in error.absolute_path) or "the file"
+    where = human_path(tuple(prefix) + tuple(error.absolute_path)) or "the file"
     if v == "required":
         missing = error.message.split("'")[1] if "'" in error.message else error.message
         return f"missing required key `{missing}` in {where}", None
     if v == "additionalProperties":
         extra = sorted(set(error.instance) - set(error.schema.get("properties", {})))
         allowed = ", ".join(f"`{k}`" for k in sorted(error.schema.get("properties", {})))
+        from .diagnostics import did_you_mean
+        close = did_you_mean(extra[0], error.schema.get("properties", {})) if extra else None
         return (f"unknown key `{extra[0] if extra else '?'}` in {where}",
-                f"allowed keys here: {allowed}" if allowed else None)
+                close or (f"allowed keys here: {allowed}" if allowed else None))
     if v == "type":
         expected = error.validator_value
         expected = " or ".join(expected) if isinstance(expected, list) else expected
@@ -194,6 +205,24 @@ def _short(value) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
+def _best_branch(error):
+    """For a oneOf failure: the error inside the branch whose type fits the value, if any."""
+    def fits(sub):
+        t = sub.get("type")
+        types = t if isinstance(t, list) else [t]
+        value = error.instance
+        return any((tt == "object" and isinstance(value, dict)) or (tt == "array" and isinstance(value, list))
+                   or (tt == "string" and isinstance(value, str))
+                   or (tt == "integer" and isinstance(value, int) and not isinstance(value, bool))
+                   for tt in types)
+    for i, sub in enumerate(error.validator_value):
+        if fits(sub):
+            inner = [e for e in error.context if e.schema_path and e.schema_path[0] == i]
+            if inner:
+                return jsonschema.exceptions.best_match(inner)
+    return error
+
+
 def validate(data, schema: dict, marks: Marks, code: str = "E010", path_prefix=()) -> list[Diagnostic]:
     """Every schema violation of `data`, each at its position, deepest first per location."""
     validator = jsonschema.Draft202012Validator(schema)
@@ -202,11 +231,12 @@ def validate(data, schema: dict, marks: Marks, code: str = "E010", path_prefix=(
     errors = sorted(validator.iter_errors(data), key=lambda e: (list(map(str, e.absolute_path)), e.validator))
     for error in errors:
         # For if/then and allOf, jsonschema reports the leaf errors in `context` or directly.
-        leafs = [error] if not error.context or error.validator == "oneOf" else \
-            [e for e in error.context]
+        leafs = [error] if not error.context else [e for e in error.context]
+        if error.validator == "oneOf":
+            leafs = [_best_branch(error)]
         for leaf in leafs:
             path = path_prefix + tuple(leaf.absolute_path)
-            message, hint = _describe(leaf)
+            message, hint = _describe(leaf, path_prefix)
             prefer_key = leaf.validator in ("additionalProperties",)
             span = marks.span(path, prefer_key=False)
             if leaf.validator == "additionalProperties":

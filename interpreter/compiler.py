@@ -18,7 +18,7 @@ from . import builtins as B
 from .errors import RulesRuntimeError
 from .format import formatter
 from .program import CompiledProc, Program, ZoneInfo
-from .runtime import BREAK, CONTINUE, Return
+from .runtime import BREAK, CONTINUE, Return, rule_name
 from .state import Decision, Frame, Option
 
 DONE = "\x00done"          # the value of choose_many's "done" option
@@ -139,7 +139,7 @@ class Compiler:
         cp = self.prog.procs[proc.name]
         cp.nslots = self.res.frame_sizes.get(proc.decl, len(proc.params))
         cp.suspends = proc.name in self.suspending
-        rule = proc.name
+        rule = rule_name(proc.kind, proc.name)
         if not cp.suspends:
             body = self.dblock(proc.decl.body, rule)
             nslots = cp.nslots
@@ -153,12 +153,12 @@ class Compiler:
             cp.direct = direct
             # A non-pausing procedure still gets VM code, so it can be entered as a frame
             # (triggers, abilities called through `use`).
-            cb = _CodeBuilder(self, rule)
+            cb = _CodeBuilder(self, proc.name, rule)
             cb.simple(body, proc.decl.body.span, None)
             cb.ret(None, proc.decl.body.span)
             cp.code, cp.spans = cb.finish()
             return
-        cb = _CodeBuilder(self, rule)
+        cb = _CodeBuilder(self, proc.name, rule)
         if proc.kind == "phase" and "phase_start" in self.evented:
             name = proc.name
             cb.fire(lambda rt, L, name=name: ("phase_start", (name,)), proc.span)
@@ -835,10 +835,11 @@ class _Loop:
 class _CodeBuilder:
     """Emits VM instructions for one procedure; instructions are closures `ins(rt, frame)`."""
 
-    def __init__(self, compiler: Compiler, rule: str):
+    def __init__(self, compiler: Compiler, proc_name: str, rule: str):
         self.c = compiler
+        self.proc_name = proc_name
         self.rule = rule
-        proc = compiler.prog.procs.get(rule)
+        proc = compiler.prog.procs.get(proc_name)
         self.base_slots = proc.nslots if proc is not None else 0
         self.ops: list = []       # [factory(targets) -> instruction, span]
         self.targets: dict = {}
@@ -978,7 +979,7 @@ class _CodeBuilder:
                 fr.pc = nxt
                 rt.steps += 1
                 if rt.steps > rt.max_steps:
-                    rt.tick(span, proc.name)
+                    rt.tick(span, rule_name(proc.kind, proc.name))
                 rt.st.frames.append(Frame(proc, 0, values + [None] * (proc.nslots - len(values)), ret))
             return ins
         self._add(make, span)
@@ -1088,7 +1089,7 @@ class _CodeBuilder:
     def finish(self):
         def fix(slot) -> int:
             return -1 if slot is None else slot
-        proc = self.c.prog.procs.get(self.rule)
+        proc = self.c.prog.procs.get(self.proc_name)
         if proc is not None:
             proc.nslots = self.base_slots + self.extra_slots
         code = [make(i, self.targets, fix) for i, (make, _) in enumerate(self.ops)]

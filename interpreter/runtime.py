@@ -170,10 +170,15 @@ class Runtime:
                                         None, None, "R900")
 
 
-def _rule_name(proc) -> str:
+def rule_name(kind: str, name: str) -> str:
+    """How an error names a rule: "phase `fight`", "the game block", ..."""
     return {"phase": "phase", "ability": "ability", "snippet": "card ability", "trigger": "trigger",
-            "setup": "setup", "game": "the game block"}.get(proc.kind, "procedure") + \
-        ("" if proc.kind in ("setup", "game") else f" `{proc.name}`")
+            "setup": "the setup block", "game": "the game block"}.get(kind, "procedure") + \
+        ("" if kind in ("setup", "game") else f" `{name}`")
+
+
+def _rule_name(proc) -> str:
+    return rule_name(proc.kind, proc.name)
 
 
 def _explain(exc: Exception) -> str:

@@ -105,11 +105,16 @@ def play(match: Match, agents: dict, on_decision=None) -> dict | None:
 
 # ---------------------------------------------------------------------- saving
 
-def save_match(match: Match, game: Game, path: str, extra: dict | None = None) -> None:
+def save_match(match: Match, game: Game, path: str, agents: dict | None = None,
+               specs: dict | None = None) -> None:
+    """Write a save file: the game's files and options, the match state and each agent's state."""
     data = {"kind": SAVE_KIND, "game_path": os.path.relpath(game.path, os.path.dirname(os.path.abspath(path))),
             "card_sets": [os.path.abspath(p) for p in game.card_sets], "variants": list(game.variants),
-            "options": game.options, "match": match.to_json()}
-    data.update(extra or {})
+            "options": {k: list(v) if isinstance(v, tuple) else v for k, v in game.options.items()},
+            "match": match.to_json(),
+            "agents": {str(s + 1): spec for s, spec in (specs or {}).items()},
+            "agent_states": {str(s + 1): a.get_state() for s, a in (agents or {}).items()
+                             if a.get_state() is not None}}
     tmp = path + ".tmp"
     with open(tmp, "w", encoding="utf-8") as fh:
         json.dump(data, fh, ensure_ascii=False, indent=1, sort_keys=True)

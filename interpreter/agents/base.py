@@ -36,6 +36,13 @@ class Agent:
     def describe(self) -> str:
         return self.name
 
+    def get_state(self):
+        """What to save so that a resumed game continues exactly (JSON-able), or None."""
+        return None
+
+    def set_state(self, state) -> None:
+        pass
+
 
 _REGISTRY: dict = {}
 

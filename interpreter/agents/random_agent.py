@@ -12,6 +12,12 @@ class RandomAgent(Agent):
     def __init__(self, seed: int = 0):
         self.state = R.seed_state(seed)
 
+    def get_state(self):
+        return str(self.state)
+
+    def set_state(self, state) -> None:
+        self.state = int(state)
+
     def choose(self, view) -> int:
         index, self.state = R.below(self.state, len(view.options))
         return index

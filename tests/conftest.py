@@ -1,0 +1,40 @@
+"""Shared fixtures: the project root and the launch games, loaded once per test session."""
+
+from __future__ import annotations
+
+import glob
+import os
+
+import pytest
+
+from rulesvm import api
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+GAMES_DIR = os.path.join(ROOT, "games")
+
+
+def game_files() -> list[str]:
+    """Every game entry file under games/ (a YAML file with a `rules:` key)."""
+    out = []
+    for path in sorted(glob.glob(os.path.join(GAMES_DIR, "**", "*.yaml"), recursive=True)):
+        if path.endswith(".scenario.yaml"):
+            continue
+        with open(path, encoding="utf-8") as fh:
+            if "\nrules:" in "\n" + fh.read():
+                out.append(path)
+    return out
+
+
+_CACHE: dict = {}
+
+
+def load(path: str, **kw) -> api.Game:
+    key = (path, tuple(sorted(kw.items())))
+    if key not in _CACHE:
+        _CACHE[key] = api.load_game(path, **kw)
+    return _CACHE[key]
+
+
+@pytest.fixture(scope="session")
+def giant_king() -> api.Game:
+    return load(os.path.join(GAMES_DIR, "giant_king.yaml"))

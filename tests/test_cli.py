@@ -1,0 +1,194 @@
+"""The command line, as a user runs it: exit codes, output, files, and no tracebacks."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from .conftest import ROOT
+
+GK = os.path.join("games", "giant_king.yaml")
+
+
+def rulesvm(*args, input_text: str | None = None, cwd: str = ROOT) -> subprocess.CompletedProcess:
+    proc = subprocess.run([sys.executable, "-m", "rulesvm.cli.main", *args], cwd=cwd, input=input_text,
+                          capture_output=True, text=True, timeout=120)
+    assert "Traceback" not in proc.stderr, proc.stderr
+    assert "Traceback" not in proc.stdout, proc.stdout
+    return proc
+
+
+def test_run_plays_a_full_game_and_prints_the_ranking():
+    p = rulesvm("run", GK, "--seed", "3")
+    assert p.returncode == 0
+    assert "--- Round 1 ---" in p.stdout
+    assert "FINAL BATTLE" in p.stdout
+    assert "Winner: Player" in p.stdout
+
+
+def test_same_seed_gives_byte_identical_output_and_log(tmp_path):
+    outs = []
+    for name in ("a.jsonl", "b.jsonl"):
+        p = rulesvm("run", GK, "--seed", "11", "--log", str(tmp_path / name))
+        assert p.returncode == 0
+        outs.append(p.stdout)
+    assert outs[0] == outs[1]
+    assert (tmp_path / "a.jsonl").read_bytes() == (tmp_path / "b.jsonl").read_bytes()
+    other = rulesvm("run", GK, "--seed", "12").stdout
+    assert other != outs[0]
+
+
+def test_json_output_and_log_records(tmp_path):
+    log = tmp_path / "g.jsonl"
+    p = rulesvm("run", GK, "--seed", "5", "--players", "3", "--json", "--quiet", "--log", str(log))
+    assert p.returncode == 0
+    data = json.loads(p.stdout)
+    assert data["game"] == "giant_king" and data["seed"] == 5 and data["players"] == 3
+    assert sorted(data["result"]["ranking"]) == [1, 2, 3]
+    assert data["result"]["winner"] == data["result"]["ranking"][0]
+    records = [json.loads(line) for line in log.read_text().splitlines()]
+    assert records[0]["type"] == "start" and records[0]["game_path"].endswith("giant_king.yaml")
+    decisions = [r for r in records if r["type"] == "decision"]
+    assert len(decisions) == data["decisions"]
+    assert all({"player", "options", "choice", "label"} <= set(r) for r in decisions)
+    assert records[-1]["type"] == "end" and records[-1]["result"] == data["result"]
+
+
+def test_json_puts_the_readable_log_on_stderr():
+    p = rulesvm("run", GK, "--seed", "5", "--json")
+    json.loads(p.stdout)
+    assert "--- Round 1 ---" in p.stderr
+
+
+@pytest.mark.parametrize("args,fragment", [
+    (["run", GK, "--players", "5"], "3 to 4 players"),
+    (["run", GK, "--players", "2"], "3 to 4 players"),
+    (["run", GK, "--human", "9"], "seat 9 does not exist"),
+    (["run", GK, "--agent", "2=genius"], "unknown agent `genius`"),
+    (["run", GK, "--agent", "two"], "SEAT=NAME"),
+    (["run", GK, "--set", "laps=many"], "whole number"),
+    (["run", GK, "--set", "lapz=3"], "unknown option `lapz`"),
+    (["run", GK, "--set", "laps=9"], "between 1 and 5"),
+    (["run", "games/nothing.yaml"], "no such file"),
+    (["run", GK, "--save-at", "3"], "--save-at needs --save"),
+    (["validate", "no/such/dir"], "no such file or folder"),
+])
+def test_usage_errors_exit_2(args, fragment):
+    p = rulesvm(*args)
+    assert p.returncode == 2, p.stderr
+    assert fragment in p.stderr
+
+
+def test_typer_usage_errors_exit_2():
+    assert rulesvm("run").returncode == 2
+    assert rulesvm("run", GK, "--seed", "abc").returncode == 2
+    assert rulesvm("frobnicate").returncode == 2
+
+
+def test_existing_log_is_not_overwritten(tmp_path):
+    log = tmp_path / "keep.jsonl"
+    log.write_text("precious\n")
+    p = rulesvm("run", GK, "--seed", "1", "--log", str(log))
+    assert p.returncode == 2 and "already exists" in p.stderr
+    assert log.read_text() == "precious\n"
+    assert rulesvm("run", GK, "--seed", "1", "--log", str(log), "--force").returncode == 0
+
+
+def test_help_for_every_command():
+    for cmd in ([], ["run"], ["validate"], ["info"], ["resume"], ["agents"]):
+        p = rulesvm(*cmd, "--help")
+        assert p.returncode == 0 and "Usage" in p.stdout
+    run_help = rulesvm("run", "--help").stdout
+    for opt in ("--players", "--seed", "--human", "--agent", "--log", "--json", "--save", "--card-set", "--set"):
+        assert opt in run_help
+
+
+def test_validate_ok_and_errors(tmp_path):
+    ok = rulesvm("validate", "games/")
+    assert ok.returncode == 0, ok.stderr
+    bad = rulesvm("validate", "tests/diagnostics/card_data/game.yaml")
+    assert bad.returncode == 1
+    assert "game.yaml:7:21: error[E232]: unknown card kind `numbred`" in bad.stderr
+    assert "^^^^^^^" in bad.stderr and "did you mean `numbered`?" in bad.stderr
+
+
+def test_validate_card_set_reports_positions_in_the_set_file():
+    p = rulesvm("validate", GK, "--card-set", "tests/games/extra_cards.yaml")
+    assert p.returncode == 1
+    err = p.stderr
+    assert "extra_cards.yaml:6:10: error[E233]: duplicate card id `start_red_1`" in err
+    assert "extra_cards.yaml:7:44: error[E231]" in err          # number "9" is not a whole number
+    assert "extra_cards.yaml:7:72: error[E234]: unknown ability `teleport`" in err
+    assert "extra_cards.yaml:8:23: error[E232]: unknown card kind `spirit`" in err
+
+
+def test_card_set_adds_cards_to_a_game():
+    p = rulesvm("info", GK, "--card-set", "tests/games/good_cards.yaml", "--json")
+    assert p.returncode == 0, p.stderr
+    data = json.loads(p.stdout)
+    assert data["cards"]["total"] == 61 and data["cards"]["by_kind"]["knight"] == 16
+    run = rulesvm("run", GK, "--card-set", "tests/games/good_cards.yaml", "--seed", "2", "--quiet", "--json")
+    assert run.returncode == 0, run.stderr
+
+
+def test_info_json_has_the_documented_keys():
+    data = json.loads(rulesvm("info", GK, "--json").stdout)
+    assert {"players", "options", "variants", "zones", "cards"} <= set(data)
+    assert data["players"] == {"min": 3, "max": 4, "default": 4}
+    assert {o["name"] for o in data["options"]} >= {"laps"}
+    assert data["cards"]["total"] == 60
+
+
+def test_broken_game_file_exits_1_with_diagnostics():
+    p = rulesvm("run", "tests/diagnostics/names.rules")
+    assert p.returncode == 1
+    assert "error[E" in p.stderr
+
+
+def test_human_plays_with_bad_input_asked_again_and_clean_eof():
+    p = rulesvm("run", GK, "--seed", "5", "--human", "1", input_text="abc\n99\n1\n")
+    assert p.returncode == 0
+    assert "`abc` is not an option" in p.stdout
+    assert "`99` is not an option" in p.stdout
+    assert "Player 1 plays" in p.stdout
+    assert "Game stopped (end of input)" in p.stderr
+
+
+def test_human_sees_own_hand_not_others():
+    p = rulesvm("run", GK, "--seed", "5", "--human", "2", input_text="")
+    board = p.stdout.split("== Player 2 (you) ==")[1]
+    assert "hand: " in board and "card(s)" in board
+    mine = board.split("\n")[1]
+    assert "Blue" in mine                      # seat 2 starts with the blue cards
+    assert "Red 1" not in board.split("== Table ==")[0].split("== Player 1 ==")[1] if "== Player 1 ==" in board else True
+
+
+def test_save_at_and_resume_finish_like_an_uninterrupted_game(tmp_path):
+    full = json.loads(rulesvm("run", GK, "--seed", "21", "--json", "--quiet").stdout)
+    save = tmp_path / "g.json"
+    p = rulesvm("run", GK, "--seed", "21", "--save", str(save), "--save-at", "30", "--quiet")
+    assert p.returncode == 0 and save.exists()
+    resumed = json.loads(rulesvm("resume", str(save), "--json", "--quiet").stdout)
+    assert resumed["decisions"] == full["decisions"]
+    assert resumed["result"]["scores"] == full["result"]["scores"]
+
+
+def test_resume_bad_files(tmp_path):
+    junk = tmp_path / "junk.json"
+    junk.write_text("{not json")
+    p = rulesvm("resume", str(junk))
+    assert p.returncode == 1 and "not a rulesvm save file" in p.stderr
+    assert rulesvm("resume", str(tmp_path / "missing.json")).returncode == 1
+
+
+def test_human_save_command(tmp_path):
+    save = tmp_path / "h.json"
+    p = rulesvm("run", GK, "--seed", "5", "--human", "1", "--save", str(save), input_text="save\nquit\n")
+    assert p.returncode == 0
+    assert "saved to" in p.stdout and save.exists()
+    again = rulesvm("resume", str(save), "--human", "1", input_text="")
+    assert "Resuming Giant King" in again.stderr

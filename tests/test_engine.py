@@ -1,0 +1,161 @@
+"""The engine API: snapshots, JSON save/resume, determinism, observations, the step limit."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from rulesvm import api
+from rulesvm.interpreter import IllegalMove, Match, RunawayError
+from rulesvm.interpreter.rng import below, seed_state
+
+from .conftest import ROOT, load
+from .helpers import random_playout
+
+
+def _advance(match, state, k):
+    for _ in range(k):
+        if match.is_over:
+            break
+        i, state = below(state, len(match.legal_options))
+        match.apply(i)
+    return state
+
+
+def _fingerprint(match) -> str:
+    return json.dumps(match.to_json()["state"], sort_keys=True)
+
+
+def test_snapshot_restore_gives_identical_continuations(giant_king):
+    match = api.new_game(giant_king, 4, 5)
+    _advance(match, seed_state(1), 30)
+    snap = match.snapshot()
+    before = _fingerprint(match)
+    random_playout(match, 99)
+    end_a = (match.result, match.decisions_made, _fingerprint(match))
+    match.restore(snap)
+    assert _fingerprint(match) == before
+    random_playout(match, 99)
+    assert (match.result, match.decisions_made, _fingerprint(match)) == end_a
+
+
+def test_snapshot_is_independent_of_the_running_game(giant_king):
+    match = api.new_game(giant_king, 4, 5)
+    snap = match.snapshot()
+    frozen = json.dumps(snap and match.to_json()["state"], sort_keys=True)
+    _advance(match, seed_state(3), 20)
+    match.restore(snap)
+    assert json.dumps(match.to_json()["state"], sort_keys=True) == frozen
+
+
+def test_json_save_and_resume_gives_identical_continuation(giant_king):
+    match = api.new_game(giant_king, 3, 8)
+    _advance(match, seed_state(2), 25)
+    saved = json.loads(json.dumps(match.to_json()))        # through real JSON text
+    resumed = Match.from_json(giant_king.program, saved)
+    assert resumed.decision == match.decision
+    random_playout(match, 5)
+    random_playout(resumed, 5)
+    assert resumed.result == match.result
+    assert resumed.decisions_made == match.decisions_made
+
+
+def test_resume_rejects_changed_game_files(giant_king):
+    match = api.new_game(giant_king, 3, 8)
+    saved = match.to_json()
+    saved["fingerprint"] = "0" * 16
+    with pytest.raises(ValueError, match="different game files"):
+        Match.from_json(giant_king.program, saved)
+
+
+def test_same_seed_same_choices_same_log(giant_king):
+    logs = []
+    for _ in range(2):
+        lines = []
+        m = api.new_game(giant_king, 4, 42, sink=lambda r: lines.append(json.dumps(r, sort_keys=True)))
+        random_playout(m, 7)
+        logs.append(lines)
+    assert logs[0] == logs[1]
+    assert any('"type": "decision"' in line for line in logs[0])
+
+
+def test_different_seeds_shuffle_differently(giant_king):
+    a = api.new_game(giant_king, 4, 1).observation(-1)["vars"]
+    decks = {json.dumps(api.new_game(giant_king, 4, s).to_json()["state"]["zones"]) for s in range(5)}
+    assert len(decks) == 5
+    assert a["round_number"] == 1
+
+
+def test_observation_hides_other_hands_and_decks(giant_king):
+    match = api.new_game(giant_king, 4, 3)
+    seat = match.current_player
+    obs = match.observation(seat)
+    me, other = str(seat + 1), str((seat + 1) % 4 + 1)
+    assert "cards" in obs["zones"]["hand"][me]
+    assert "cards" not in obs["zones"]["hand"][other]
+    assert obs["zones"]["hand"][other]["count"] == 5
+    assert "cards" not in obs["zones"]["deck"][me]
+    assert "cards" not in obs["zones"]["recruit"]
+    text = json.dumps(obs)
+    other_cards = [match.program.card_ids[c] for c in match.state.zones[match.program.zone_index("hand", int(other) - 1)]]
+    assert other_cards and not any(f'"{cid}"' in text for cid in other_cards)
+    assert "decision" in obs
+    assert "decision" not in match.observation((seat + 1) % 4)
+
+
+def test_observation_hides_face_down_cards_from_others_but_not_owner(giant_king):
+    match = api.new_game(giant_king, 4, 3)
+    prog = match.program
+    seat = match.current_player
+    row = prog.zone_index("row", seat)
+    card = match.state.zones[prog.zone_index("hand", seat)][0]
+    match.rt.move([card], row, False, "down")
+    mine = match.observation(seat)["zones"]["row"][str(seat + 1)]["cards"][0]
+    theirs = match.observation((seat + 1) % 4)["zones"]["row"][str(seat + 1)]["cards"][0]
+    assert mine["id"] == prog.card_ids[card] and mine["facedown"]
+    assert theirs == {"facedown": True}
+
+
+def test_illegal_answers_are_rejected(giant_king):
+    match = api.new_game(giant_king, 4, 3)
+    with pytest.raises(IllegalMove):
+        match.apply(len(match.legal_options))
+    with pytest.raises(IllegalMove, match="not a legal option"):
+        match.apply_label("No Such Card")
+    assert match.decisions_made == 0
+
+
+def test_runaway_rule_is_stopped_with_its_position():
+    game = load(os.path.join(ROOT, "tests", "games", "runaway.yaml"))
+    match = api.new_game(game, 1, 0, max_steps=5000)
+    assert [o.label for o in match.legal_options] == ["go", "stop"]
+    with pytest.raises(RunawayError) as info:
+        match.apply_label("go")
+    err = info.value
+    assert err.span.file.endswith("runaway.rules") and err.span.line == 8
+    assert "5000 steps" in err.message
+    assert err.seed == 0 and err.decision == 1
+    assert "runaway.rules:8" in err.describe() and "the game block" in err.describe()
+
+
+def test_game_that_stops_cleanly_with_stop():
+    game = load(os.path.join(ROOT, "tests", "games", "runaway.yaml"))
+    match = api.new_game(game, 1, 0)
+    match.apply_label("stop")
+    assert match.result["scores"] == {"1": 0}
+
+
+def test_player_count_outside_range_is_refused(giant_king):
+    with pytest.raises(ValueError, match="3 to 4 players"):
+        api.new_game(giant_king, 5, 0)
+
+
+def test_clone_is_independent(giant_king):
+    match = api.new_game(giant_king, 4, 9)
+    twin = match.clone()
+    random_playout(twin, 1)
+    assert twin.is_over and not match.is_over
+    random_playout(match, 1)
+    assert match.result == twin.result
