@@ -330,6 +330,31 @@ def info(
         screen.info(data)
 
 
+@app.command("test")
+def test_scenarios(
+    paths: Optional[List[str]] = typer.Argument(None, help="Scenario files (*.scenario.yaml) or folders to search; "
+                                                "default: games/.", metavar="[PATH...]"),
+) -> None:
+    """Run scenario files: a line per scenario, then `N passed, N failed`. Exit 1 on any failure."""
+    from rulesvm.testing.scenario import find_scenarios, run_scenario
+    screen = Screen()
+    paths = paths or ["games"]
+    for p in paths:
+        if not os.path.exists(p):
+            _usage(screen, f"no such file or folder: {p}")
+    files = find_scenarios(paths)
+    if not files:
+        _usage(screen, "no scenario files (*.scenario.yaml) found in " + ", ".join(paths))
+    passed = failed = 0
+    for f in files:
+        result = run_scenario(f)
+        screen.scenario_line(os.path.relpath(f), result)
+        passed += result.passed
+        failed += not result.passed
+    screen.summary_line(passed, failed)
+    raise typer.Exit(1 if failed else 0)
+
+
 @app.command()
 def agents() -> None:
     """List the agents (bots) that can play a seat."""

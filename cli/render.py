@@ -94,6 +94,16 @@ class Screen:
         if result.get("outcome"):
             self.out.print(Text(f"Outcome: {result['outcome']}", style="bold"))
 
+    def scenario_line(self, path: str, result) -> None:
+        if result.passed:
+            self.out.print(Text.assemble(("PASS ", "bold green"), f"{path}  {result.name}"))
+        else:
+            self.out.print(Text.assemble(("FAIL ", "bold red"), f"{path}  {result.name}"))
+            self.out.print(Text(f"     {result.message}"))
+
+    def summary_line(self, passed: int, failed: int) -> None:
+        self.out.print(f"{passed} passed, {failed} failed")
+
     def json(self, data) -> None:
         sys.stdout.write(json.dumps(data, ensure_ascii=False, sort_keys=True) + "\n")
         sys.stdout.flush()

@@ -384,6 +384,24 @@ class Checker:
             self._check_proc(trig.proc, trig.cond)
         self._reachability()
 
+    def check_standalone(self, expr, reporter: Reporter, bindings: dict | None = None) -> tuple:
+        """Check an expression written outside the rules (a scenario expectation).
+
+        Returns (type, frame size). `bindings` maps extra names to types; they get the first
+        local slots in order. Diagnostics go to `reporter`, the checker's own are untouched.
+        """
+        saved = self.r
+        self.r = reporter
+        try:
+            frame = _Frame("func", None)
+            scope = _Scope()
+            for name, t in (bindings or {}).items():
+                scope.names[name] = (frame.alloc(), t)
+            t = self.expr(expr, scope, frame)
+            return t, frame.size
+        finally:
+            self.r = saved
+
     def _first_file(self) -> str:
         for _, span in self._decl_spans.values():
             return span.file

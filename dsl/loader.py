@@ -290,6 +290,7 @@ class GameLoader:
             variants=variants, layout=data.get("layout", {}), max_steps=data.get("max_steps", 1_000_000),
             sources=self.sources.texts, fingerprint=self.sources.fingerprint())
         model.warnings = [d for d in self.reporter.diagnostics if not d.is_error]
+        model.checker = checker
         return model
 
 

@@ -157,6 +157,8 @@ class GameModel:
     max_steps: int = 1_000_000
     sources: dict = field(default_factory=dict)     # file -> text (for error rendering)
     fingerprint: str = ""
+    warnings: list = field(default_factory=list)
+    checker: object = None                          # to check expressions written later (scenarios)
 
     def vars_of(self, scope: str) -> list[VarDef]:
         return sorted((v for v in self.vars.values() if v.scope == scope), key=lambda v: v.index)

@@ -117,6 +117,8 @@ _ALL = [
     Primitive("distance", (P("from", PLAYER), P("to", PLAYER)), INT, "function",
               "Seats clockwise from one player to another (0 for the same player).",
               "distance(start_player, p)"),
+    Primitive("player", (P("seat", INT),), PLAYER, "function",
+              "The player in a seat, counting from 1.", "player(1)"),
     Primitive("opponent", (P("player", PLAYER),), PLAYER, "function",
               "In a two-player game, the other player.", "opponent(p)"),
     # ------------------------------------------------------------------ cards and zones

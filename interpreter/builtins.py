@@ -275,6 +275,19 @@ def _distance(a):
     return lambda rt, L: (y(rt, L) - x(rt, L)) % rt.n
 
 
+@implements("player")
+def _player(a):
+    seat = a.fn("seat")
+    span = a.node.span
+
+    def run(rt, L):
+        s = seat(rt, L)
+        if not 1 <= s <= rt.n:
+            raise RulesRuntimeError(f"there is no seat {s} in a {rt.n}-player game", span, None, "R012")
+        return s - 1
+    return run
+
+
 @implements("opponent")
 def _opponent(a):
     p = a.fn("player")

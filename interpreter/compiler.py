@@ -79,6 +79,7 @@ class Compiler:
             vs = m.vars_of(scope)
             self.prog.var_defaults[scope] = [self.expr(v.default) for v in vs]
             self.prog.var_names[scope] = [v.name for v in vs]
+        self.prog.compiler = self
         return self.prog
 
     # ================================================================ suspension analysis
@@ -93,8 +94,9 @@ class Compiler:
             for proc in list(m.procs.values()) + [t.proc for t in m.triggers]:
                 if proc.name in self.suspending:
                     continue
-                if (proc.kind == "phase" and evented & {"phase_start", "phase_end"}) or \
-                        self._block_suspends(proc.decl.body, evented, abilities_suspend) or proc.kind == "game":
+                # Phases always run as VM code: scenarios and debuggers stop at their entry.
+                if proc.kind in ("phase", "game") or \
+                        self._block_suspends(proc.decl.body, evented, abilities_suspend):
                     self.suspending.add(proc.name)
                     changed = True
             new = any(p.kind in ("ability", "snippet") and p.name in self.suspending for p in m.procs.values())
@@ -981,6 +983,8 @@ class _CodeBuilder:
                 if rt.steps > rt.max_steps:
                     rt.tick(span, rule_name(proc.kind, proc.name))
                 rt.st.frames.append(Frame(proc, 0, values + [None] * (proc.nslots - len(values)), ret))
+                if rt.breakpoint is not None:
+                    rt.check_breakpoint(proc)
             return ins
         self._add(make, span)
 
@@ -1102,6 +1106,8 @@ def _return(rt, fr, value) -> None:
     frames.pop()
     if fr.ret_slot >= 0 and frames:
         frames[-1].locals[fr.ret_slot] = value
+    if rt.breakpoint is not None and fr.proc.kind == "setup":
+        rt.check_breakpoint(frames[-1].proc if frames else fr.proc)
 
 
 def compile_program(model, options: dict | None = None) -> Program:

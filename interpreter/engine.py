@@ -24,7 +24,8 @@ SAVE_FORMAT = 1
 
 class Match:
     def __init__(self, program, players: int | None = None, seed: int = 0, sink=None,
-                 debug: bool = False, max_steps: int | None = None, _state: GameState | None = None):
+                 debug: bool = False, max_steps: int | None = None, _state: GameState | None = None,
+                 breakpoint: tuple | None = None):
         model = program.model
         self.program = program
         self.players = players if players is not None else model.players[2]
@@ -41,6 +42,7 @@ class Match:
             return
         self.state = self._initial_state(seed)
         self.rt = Runtime(program, self.state, self.players, sink, debug, max_steps)
+        self.rt.breakpoint = breakpoint     # e.g. ("game", 1): stop when setup is done
         self._init_vars()
         if sink is not None:
             sink({"type": "start", "game": model.id, "seed": seed, "players": self.players,
@@ -162,6 +164,67 @@ class Match:
 
     def observation(self, seat: int) -> dict:
         return observe(self, seat)
+
+    # ------------------------------------------------------------------ stopping and editing
+    @property
+    def paused(self) -> bool:
+        """True when the game stopped at a breakpoint (not at a decision)."""
+        return self.rt.paused
+
+    def run_to(self, proc_name: str, occurrence: int = 1) -> bool:
+        """Let the rules run until they enter `proc_name` (a phase) for the n-th time from now.
+
+        Only valid while no decision is pending; returns False if the game ended first.
+        """
+        self.rt.breakpoint = (proc_name, occurrence)
+        self.resume()
+        return self.rt.paused
+
+    def resume(self) -> None:
+        """Continue after a breakpoint (or after the state was edited at one)."""
+        self.rt.paused = False
+        if self.state.pending is None and self.state.result is None:
+            self._run()
+
+    def current_phases(self) -> list[str]:
+        """Names of the phases being played, outermost first."""
+        return [f.proc.name for f in self.state.frames if f.proc.kind == "phase"]
+
+    def reoffer(self) -> None:
+        """Recompute the pending decision after the state was edited (re-run its instruction)."""
+        st = self.state
+        if st.pending is None:
+            return
+        fr = st.frames[-1]
+        if st.pending.kind == "choose":
+            fr.pc -= 1
+        st.pending = None
+        self._run()
+
+    def place(self, zone: int, cards: list[int], faces: dict | None = None, turns: dict | None = None,
+              spill: int | None = None) -> None:
+        """Put exactly `cards` (in order, bottom/left first) in `zone`.
+
+        Cards taken from elsewhere leave their zones; cards that were in `zone` and are not
+        listed go to `spill` (the box by default), so no card is ever lost.
+        """
+        st, prog = self.state, self.program
+        spill = prog.zone_index("box") if spill is None else spill
+        leftover = [c for c in st.zones[zone] if c not in cards]
+        for c in cards:
+            st.zones[st.where[c]].remove(c)
+        for c in leftover:
+            st.zones[zone].remove(c)
+            st.zones[spill].append(c)
+            st.where[c] = spill
+        st.zones[zone][:0] = []
+        st.zones[zone].extend(cards)
+        for c in cards:
+            st.where[c] = zone
+        for c, up in (faces or {}).items():
+            st.faceup[c] = up
+        for c, deg in (turns or {}).items():
+            st.turn[c] = deg % 360
 
     # ------------------------------------------------------------------ copies
     def snapshot(self) -> GameState:

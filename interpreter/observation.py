@@ -68,7 +68,7 @@ def zone_view(prog, st, zone: int, seat: int) -> dict:
     info = prog.zone_info[zone]
     cards = st.zones[zone]
     owner = prog.zone_owner[zone]
-    shows_cards = not info.hidden and (info.visible == "all" or seat < 0 or owner == seat)
+    shows_cards = seat < 0 or (not info.hidden and (info.visible == "all" or owner == seat))
     if not shows_cards:
         return {"count": len(cards)}
     seq = cards if info.ordered or seat < 0 else sorted(cards, key=lambda c: (prog.card_ids[c]))

@@ -59,6 +59,7 @@ class Program:
     var_names: dict           # scope -> list of names
     fingerprint: str
     max_steps: int
+    compiler: object = None   # compiles expressions written after loading (scenario checks)
 
     def zone_index(self, name: str, player: int | None = None) -> int:
         for z in self.zones:

@@ -25,7 +25,8 @@ class Return:
 
 
 class Runtime:
-    __slots__ = ("prog", "st", "n", "sink", "steps", "max_steps", "queue", "debug", "has_moved_triggers")
+    __slots__ = ("prog", "st", "n", "sink", "steps", "max_steps", "queue", "debug", "has_moved_triggers",
+                 "breakpoint", "paused")
 
     def __init__(self, prog, st, nplayers: int, sink=None, debug: bool = False, max_steps: int | None = None):
         self.prog = prog
@@ -37,6 +38,18 @@ class Runtime:
         self.queue = []
         self.debug = debug
         self.has_moved_triggers = "moved" in prog.triggers
+        self.breakpoint = None    # (procedure name, occurrences left) or None
+        self.paused = False
+
+    def check_breakpoint(self, proc) -> None:
+        """Pause at the entry of a procedure named by the breakpoint (its n-th entry)."""
+        name, left = self.breakpoint
+        if proc.name == name:
+            if left <= 1:
+                self.breakpoint = None
+                self.paused = True
+            else:
+                self.breakpoint = (name, left - 1)
 
     # ------------------------------------------------------------------ effects
     def emit(self, record: dict) -> None:
@@ -123,10 +136,10 @@ class Runtime:
                 fr.proc.code[pc](self, fr)
                 if self.queue:
                     self._flush_triggers()
-                if st.pending is not None or st.result is not None:
+                if st.pending is not None or st.result is not None or self.paused:
                     break
             else:
-                if st.result is None:
+                if st.result is None and not self.paused:
                     raise RulesRuntimeError("the game block finished without calling end_game",
                                             None, "game", "R003",
                                             "call end_game(...) when the game is over")

@@ -69,9 +69,13 @@ def load_game(path: str, card_sets=(), variants=(), options: dict | None = None,
 
 
 def new_game(game: Game, players: int | None = None, seed: int = 0, sink=None, debug: bool = False,
-             max_steps: int | None = None) -> Match:
-    """Start a game; raises ValueError for a player count the game does not allow."""
-    return Match(game.program, players, seed, sink, debug, max_steps)
+             max_steps: int | None = None, breakpoint: tuple | None = None) -> Match:
+    """Start a game; raises ValueError for a player count the game does not allow.
+
+    `breakpoint=("name", n)` stops the rules at the n-th entry of phase `name`
+    (`("game", 1)`: right after setup), before any decision there; see `Match.resume`.
+    """
+    return Match(game.program, players, seed, sink, debug, max_steps, breakpoint=breakpoint)
 
 
 def default_agents(match: Match, specs: dict | None = None, seed: int = 0) -> dict:

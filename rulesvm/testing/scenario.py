@@ -1,0 +1,587 @@
+"""Scenario files (`*.scenario.yaml`): pin a rule down with a concrete situation.
+
+A scenario names a game (and players, options, variants, seed), optionally lets the game
+run to the entry of a phase, sets up zones and variables there, then plays scripted steps
+(decisions by label or index, bots playing until a condition) and checks expectations
+written in the rules language. It is loaded with line marks, so a mistake in the scenario
+itself is reported at its line and column like any other diagnostic; a failed expectation
+reports the expression, the values of its parts and the step. `rulesvm test` and the
+pytest plugin both run scenarios through `run_scenario`.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from rulesvm import api
+from rulesvm.dsl import ast as A
+from rulesvm.dsl.diagnostics import Diagnostic, DiagnosticError, Reporter, Span, did_you_mean
+from rulesvm.dsl.parser import parse_expression
+from rulesvm.dsl.schema import validate
+from rulesvm.dsl.types import BOOL, CARD, PLAYER, ZONE
+from rulesvm.dsl.yaml_loader import Marks, load_yaml_file
+from rulesvm.interpreter import IllegalMove, RulesRuntimeError
+from rulesvm.interpreter.agents import SeatView, make_agent
+from rulesvm.interpreter.format import formatter
+from rulesvm.interpreter.rng import derive
+
+LABEL_OR_INDEX = {"oneOf": [{"type": "string"}, {"type": "integer", "minimum": 1}]}
+STEP_KEYS = {
+    "choose": LABEL_OR_INDEX,
+    "by": {"type": "integer", "minimum": 1},
+    "reject": LABEL_OR_INDEX,
+    "error": {"type": "string"},
+    "expect": {"oneOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}]},
+    "expect_options": {"type": "array", "items": {"type": "string"}},
+    "expect_options_include": {"type": "array", "items": {"type": "string"}},
+    "expect_options_exclude": {"type": "array", "items": {"type": "string"}},
+    "expect_zone": {"type": "object", "required": ["zone"], "additionalProperties": False,
+                    "properties": {"zone": {"type": "string"}, "cards": {"type": "array"},
+                                   "count": {"type": "integer"}, "contains": {"type": "array"}}},
+    "expect_log": {"type": "string"},
+    "expect_no_log": {"type": "string"},
+    "expect_event": {"type": "object"},
+    "expect_result": {"type": "object", "additionalProperties": False,
+                      "properties": {"winner": {"type": ["integer", "null"]}, "ranking": {"type": "array"},
+                                     "scores": {"type": "object"}, "outcome": {"type": ["string", "null"]}}},
+    "expect_over": {"type": "boolean"},
+    "expect_phase": {"type": "string"},
+    "expect_decision": {"type": "object", "additionalProperties": False,
+                        "properties": {"by": {"type": "integer"}, "prompt": {"type": "string"}}},
+    "play_until": {"type": "string"},
+    "play_to_end": {"type": "boolean"},
+    "max_decisions": {"type": "integer", "minimum": 1},
+    "note": {"type": "string"},
+}
+ACTIONS = ("choose", "reject", "expect", "expect_options", "expect_options_include", "expect_options_exclude",
+           "expect_zone", "expect_log", "expect_no_log", "expect_event", "expect_result", "expect_over",
+           "expect_phase", "expect_decision", "play_until", "play_to_end")
+
+SCENARIO_SCHEMA = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "title": "rulesvm scenario",
+    "type": "object",
+    "required": ["game", "steps"],
+    "additionalProperties": False,
+    "properties": {
+        "name": {"type": "string"},
+        "description": {"type": "string"},
+        "game": {"type": "string"},
+        "players": {"type": "integer", "minimum": 1},
+        "seed": {"type": "integer"},
+        "options": {"type": "object"},
+        "variants": {"type": "array", "items": {"type": "string"}},
+        "card_sets": {"type": "array", "items": {"type": "string"}},
+        "at": {"type": "object", "additionalProperties": False, "required": ["phase"],
+               "properties": {"phase": {"type": "string"}, "occurrence": {"type": "integer", "minimum": 1}}},
+        "setup": {"type": "object", "additionalProperties": False,
+                  "properties": {"zones": {"type": "object"}, "vars": {"type": "object"},
+                                 "player_vars": {"type": "object"}, "card_vars": {"type": "object"}}},
+        "steps": {"type": "array", "items": {"type": "object", "properties": STEP_KEYS,
+                                             "additionalProperties": False, "minProperties": 1}},
+    },
+}
+
+
+class ScenarioFailure(Exception):
+    def __init__(self, message: str, step: int | None = None, span: Span | None = None):
+        self.message = message
+        self.step = step
+        self.span = span
+        super().__init__(message)
+
+    def describe(self) -> str:
+        where = f"{self.span.file}:{self.span.line}: " if self.span else ""
+        step = f"step {self.step}: " if self.step is not None else ""
+        return f"{where}{step}{self.message}"
+
+
+@dataclass
+class ScenarioResult:
+    path: str
+    name: str
+    passed: bool
+    message: str = ""
+    steps: int = 0
+
+
+@dataclass
+class _Run:
+    path: str
+    data: dict
+    marks: Marks
+    game: api.Game
+    match: object = None
+    events: list = field(default_factory=list)
+
+
+def load_scenario(path: str) -> tuple[dict, Marks, api.Game]:
+    """Read and validate a scenario file and load its game; raises DiagnosticError."""
+    data, marks, _ = load_yaml_file(path, os.path.relpath(path))
+    if not isinstance(data, dict):
+        raise DiagnosticError([Diagnostic("E040", "a scenario is a YAML mapping with `game` and `steps`",
+                                          Span(marks.file, 1, 1))])
+    diags = validate(data, SCENARIO_SCHEMA, marks, code="E040")
+    for i, step in enumerate(data.get("steps") or []):
+        if isinstance(step, dict):
+            actions = [k for k in step if k in ACTIONS]
+            if len(actions) != 1:
+                diags.append(Diagnostic("E041", "a step needs exactly one action, found "
+                                        + (", ".join(f"`{a}`" for a in actions) or "none"), marks.span(("steps", i)),
+                                        "actions: " + ", ".join(ACTIONS)))
+    if diags:
+        raise DiagnosticError(diags)
+    game_path = os.path.join(os.path.dirname(os.path.abspath(path)), data["game"])
+    if not os.path.exists(game_path):
+        raise DiagnosticError([Diagnostic("E042", f"game file not found: {data['game']}", marks.span(("game",)),
+                                          "the path is relative to the scenario file")])
+    try:
+        game = api.load_game(game_path, [os.path.join(os.path.dirname(os.path.abspath(path)), c)
+                                         for c in data.get("card_sets", [])],
+                             data.get("variants", []), options=_option_values(data, marks, game_path))
+    except ValueError as exc:
+        raise DiagnosticError([Diagnostic("E043", str(exc), marks.span(("options",)))]) from None
+    return data, marks, game
+
+
+def _option_values(data, marks, game_path) -> dict:
+    return dict(data.get("options") or {})
+
+
+# ---------------------------------------------------------------------- expressions
+
+def compile_check(run: _Run, text: str, span: Span, want_bool: bool = True):
+    """Parse, check and compile a rules-language expression written in the scenario."""
+    try:
+        expr = parse_expression(text, span.file, span.line, span.col + _quote_offset(run, span))
+    except DiagnosticError as exc:
+        raise ScenarioFailure("; ".join(d.message for d in exc.diagnostics), None, span) from None
+    model = run.game.model
+    reporter = Reporter()
+    t, nslots = model.checker.check_standalone(expr, reporter)
+    errors = [d for d in reporter.diagnostics if d.is_error]
+    if errors:
+        d = errors[0]
+        raise ScenarioFailure(f"in `{text}`: {d.message}" + (f" ({d.hint})" if d.hint else ""), None, span)
+    if want_bool and t not in (BOOL,) and t.name != "any":
+        raise ScenarioFailure(f"`{text}` should be true or false, but it is {t}", None, span)
+    compiler = run.game.program.compiler
+    fn = compiler.expr(expr)
+    return expr, fn, nslots, compiler
+
+
+def _quote_offset(run, span) -> int:
+    text = run.game.model.sources.get(span.file)
+    if text is None:
+        try:
+            with open(span.file, encoding="utf-8") as fh:
+                text = fh.read()
+        except OSError:
+            return 0
+    lines = text.splitlines()
+    if 1 <= span.line <= len(lines):
+        line = lines[span.line - 1]
+        if 0 < span.col <= len(line) and line[span.col - 1] in "\"'":
+            return 1
+    return 0
+
+
+def _explain(run: _Run, expr, compiler, nslots) -> str:
+    """The values of an expression's parts, for a failure message."""
+    parts = []
+    nodes = [expr]
+    if isinstance(expr, A.Binary):
+        nodes = [expr.left, expr.right]
+    elif isinstance(expr, A.Unary):
+        nodes = [expr.operand]
+    for node in nodes:
+        if isinstance(node, (A.IntLit, A.BoolLit, A.NoneLit)):
+            continue
+        try:
+            value = compiler.expr(node)(run.match.rt, [None] * max(nslots, 1))
+            fmt = formatter(compiler.res.types.get(node, BOOL), lambda: run.game.program)
+            parts.append(f"{_source_of(run, node)} = {fmt(value, run.match.rt)}")
+        except Exception as exc:  # noqa: BLE001 - a part may fail on its own; say so
+            parts.append(f"{_source_of(run, node)} fails: {exc}")
+    return "; ".join(parts)
+
+
+def _source_of(run, node) -> str:
+    span = node.span
+    text = run.game.model.sources.get(span.file)
+    if text is None:
+        with open(span.file, encoding="utf-8") as fh:
+            text = fh.read()
+    lines = text.splitlines()
+    if span.line == span.end_line and 1 <= span.line <= len(lines):
+        return lines[span.line - 1][span.col - 1:span.end_col - 1]
+    return "(expression)"
+
+
+# ---------------------------------------------------------------------- set-up
+
+def _card_ref(run: _Run, ref, used: set, path) -> tuple[int, dict]:
+    prog = run.game.program
+    span = run.marks.span(path)
+    opts = {}
+    if isinstance(ref, dict):
+        opts = {k: v for k, v in ref.items() if k in ("face", "turn")}
+        if "card" in ref:
+            ref = ref["card"]
+        else:
+            wanted = {k: v for k, v in ref.items() if k not in ("face", "turn")}
+            kind = wanted.pop("kind", None)
+            for c in range(len(prog.card_ids)):
+                if c in used:
+                    continue
+                if kind is not None and prog.card_kinds[c] != kind:
+                    continue
+                fields = prog.card_defs[c].fields
+                if all(fields.get(k) == v for k, v in wanted.items()):
+                    return c, opts
+            raise ScenarioFailure(f"no unused card matches {ref}", None, span)
+    if not isinstance(ref, str):
+        raise ScenarioFailure(f"a card is given by its id, or by kind and fields; found `{ref}`", None, span)
+    if ref in prog.card_by_id:
+        c = prog.card_by_id[ref]
+        if c in used:
+            raise ScenarioFailure(f"card `{ref}` is placed twice in the set-up", None, span)
+        return c, opts
+    copies = [i for i, cd in enumerate(prog.card_defs) if cd.id == ref]
+    free = [c for c in copies if c not in used]
+    if free:
+        return free[0], opts
+    if copies:
+        raise ScenarioFailure(f"all {len(copies)} copies of `{ref}` are already placed", None, span)
+    raise ScenarioFailure(f"no card has the id `{ref}`" + _hint(ref, list(prog.card_by_id)), None, span)
+
+
+def zone_ref(run: _Run, text: str, span: Span) -> int:
+    prog = run.game.program
+    name, _, rest = text.partition("[")
+    names = [z.name for z in prog.zones]
+    info = next((z for z in prog.zones if z.name == name.strip()), None)
+    if info is None:
+        hint = did_you_mean(name, names)
+        raise ScenarioFailure(f"no zone `{name}`" + (f" ({hint})" if hint else ""), None, span)
+    if info.per_player:
+        if not rest.endswith("]") or not rest[:-1].strip().isdigit():
+            raise ScenarioFailure(f"zone `{name}` is per player: write `{name}[SEAT]`, e.g. `{name}[1]`", None, span)
+        seat = int(rest[:-1])
+        if not 1 <= seat <= run.match.players:
+            raise ScenarioFailure(f"seat {seat} does not exist in a {run.match.players}-player game", None, span)
+        return info.base + seat - 1
+    if rest:
+        raise ScenarioFailure(f"zone `{name}` is shared: write `{name}` without a seat", None, span)
+    return info.base
+
+
+def _typed_value(run: _Run, var, value, span):
+    prog = run.game.program
+    t = var.type
+    if value is None:
+        return None
+    if t == PLAYER:
+        if not isinstance(value, int) or not 1 <= value <= run.match.players:
+            raise ScenarioFailure(f"`{var.name}` is a player: give a seat number 1-{run.match.players}", None, span)
+        return value - 1
+    if t == CARD:
+        if value not in prog.card_by_id:
+            raise ScenarioFailure(f"`{var.name}` is a card: no card has the id `{value}`", None, span)
+        return prog.card_by_id[value]
+    if t == ZONE:
+        return zone_ref(run, value, span)
+    if isinstance(value, list):
+        return tuple(value)
+    return value
+
+
+def apply_setup(run: _Run) -> None:
+    setup = run.data.get("setup") or {}
+    match, prog, model = run.match, run.game.program, run.game.model
+    used: set = set()
+    for zname, refs in (setup.get("zones") or {}).items():
+        path = ("setup", "zones", zname)
+        zone = zone_ref(run, zname, run.marks.span(path, prefer_key=True))
+        if not isinstance(refs, list):
+            raise ScenarioFailure("a zone's set-up is a list of cards (bottom or left first)", None,
+                                  run.marks.span(path))
+        cards, faces, turns = [], {}, {}
+        for i, ref in enumerate(refs):
+            c, opts = _card_ref(run, ref, used, path + (i,))
+            used.add(c)
+            cards.append(c)
+            if "face" in opts:
+                faces[c] = opts["face"] == "up"
+            if "turn" in opts:
+                turns[c] = int(opts["turn"])
+        match.place(zone, cards, faces, turns)
+    for name, value in (setup.get("vars") or {}).items():
+        span = run.marks.span(("setup", "vars", name), prefer_key=True)
+        var = model.vars.get(name)
+        if var is None or var.scope != "global":
+            raise ScenarioFailure(f"no global variable `{name}`" + _hint(name, [v.name for v in model.vars_of("global")]),
+                                  None, span)
+        match.state.gvars[var.index] = _typed_value(run, var, value, span)
+    for name, per_seat in (setup.get("player_vars") or {}).items():
+        span = run.marks.span(("setup", "player_vars", name), prefer_key=True)
+        var = model.vars.get(name)
+        if var is None or var.scope != "player":
+            raise ScenarioFailure(f"no per-player variable `{name}`" +
+                                  _hint(name, [v.name for v in model.vars_of("player")]), None, span)
+        for seat, value in (per_seat or {}).items():
+            seat = int(seat)
+            if not 1 <= seat <= match.players:
+                raise ScenarioFailure(f"seat {seat} does not exist", None, span)
+            match.state.pvars[var.index][seat - 1] = _typed_value(run, var, value, span)
+    for name, per_card in (setup.get("card_vars") or {}).items():
+        span = run.marks.span(("setup", "card_vars", name), prefer_key=True)
+        var = model.vars.get(name)
+        if var is None or var.scope != "card":
+            raise ScenarioFailure(f"no per-card variable `{name}`", None, span)
+        for ref, value in (per_card or {}).items():
+            c, _ = _card_ref(run, ref, set(), ("setup", "card_vars", name, ref))
+            match.state.cvars[var.index][c] = _typed_value(run, var, value, span)
+    if setup and match.state.pending is not None:
+        match.reoffer()
+
+
+def _hint(name, names) -> str:
+    h = did_you_mean(name, names)
+    return f" ({h})" if h else ""
+
+
+# ---------------------------------------------------------------------- steps
+
+def _option_index(run: _Run, which, span) -> int:
+    options = run.match.legal_options
+    if isinstance(which, int):
+        if not 1 <= which <= len(options):
+            raise IllegalMove(f"option {which} does not exist; there are {len(options)}")
+        return which - 1
+    for i, o in enumerate(options):
+        if o.label == which:
+            return i
+    raise IllegalMove(f"'{which}' is not a legal option; legal are: " + ", ".join(o.label for o in options))
+
+
+def _bots(run: _Run) -> dict:
+    seed = run.data.get("seed", 0)
+    return {s: make_agent("random", derive(seed, 5000 + s)) for s in range(run.match.players)}
+
+
+def _play_until(run: _Run, cond, limit: int, span) -> None:
+    agents = _bots(run)
+    match = run.match
+    made = 0
+    while not match.is_over:
+        if cond is not None and cond():
+            return
+        if made >= limit:
+            raise ScenarioFailure(f"the condition did not become true within {limit} decisions", None, span)
+        seat = match.current_player
+        match.apply(agents[seat].choose(SeatView(match, seat)))
+        made += 1
+    if cond is not None and not cond():
+        raise ScenarioFailure("the game ended before the condition became true", None, span)
+
+
+def _step(run: _Run, index: int, step: dict) -> None:
+    match = run.match
+    path = ("steps", index)
+    span = run.marks.span(path)
+    action = next(k for k in step if k in ACTIONS)
+    aspan = run.marks.span(path + (action,))
+    if action in ("choose", "reject"):
+        if match.decision is None:
+            raise ScenarioFailure("no decision is pending" + (" (the game is over)" if match.is_over else ""),
+                                  None, aspan)
+        if "by" in step and match.current_player != step["by"] - 1:
+            raise ScenarioFailure(f"the decision is Player {match.current_player + 1}'s, not Player {step['by']}'s "
+                                  f"(prompt: {match.decision.prompt})", None, run.marks.span(path + ("by",)))
+        if action == "choose":
+            try:
+                match.apply(_option_index(run, step["choose"], aspan))
+            except IllegalMove as exc:
+                raise ScenarioFailure(str(exc), None, aspan) from None
+            return
+        try:
+            i = _option_index(run, step["reject"], aspan)
+        except IllegalMove as exc:
+            if "error" in step and step["error"] not in str(exc):
+                raise ScenarioFailure(f"rejected, but with `{exc}`, not `{step['error']}`", None, aspan) from None
+            return
+        raise ScenarioFailure(f"`{match.legal_options[i].label}` was accepted as a legal option, "
+                              "but the scenario expects it to be rejected", None, aspan)
+    if action == "expect":
+        texts = step["expect"] if isinstance(step["expect"], list) else [step["expect"]]
+        for k, text in enumerate(texts):
+            espan = run.marks.span(path + ("expect",) + ((k,) if isinstance(step["expect"], list) else ()))
+            expr, fn, nslots, compiler = compile_check(run, text, espan)
+            try:
+                value = fn(match.rt, [None] * max(nslots, 1))
+            except RulesRuntimeError as exc:
+                raise ScenarioFailure(f"`{text}` fails: {exc.message}", None, espan) from None
+            if not value:
+                raise ScenarioFailure(f"expected `{text}`, but it is false: {_explain(run, expr, compiler, nslots)}",
+                                      None, espan)
+        return
+    if action.startswith("expect_options"):
+        labels = [o.label for o in match.legal_options]
+        want = step[action]
+        if action == "expect_options" and labels != want:
+            raise ScenarioFailure(f"options are {labels}, expected {want}", None, aspan)
+        if action == "expect_options_include" and not all(w in labels for w in want):
+            raise ScenarioFailure(f"options are {labels}; missing {[w for w in want if w not in labels]}", None, aspan)
+        if action == "expect_options_exclude" and any(w in labels for w in want):
+            raise ScenarioFailure(f"options are {labels}; should not include {[w for w in want if w in labels]}",
+                                  None, aspan)
+        return
+    if action == "expect_zone":
+        spec = step["expect_zone"]
+        zone = zone_ref(run, spec["zone"], run.marks.span(path + ("expect_zone", "zone")))
+        prog = run.game.program
+        actual = [prog.card_ids[c] for c in match.state.zones[zone]]
+        if "cards" in spec:
+            want = [_match_id(prog, w, actual) for w in spec["cards"]]
+            if actual != want:
+                raise ScenarioFailure(f"{spec['zone']} holds {actual}, expected {spec['cards']}", None, aspan)
+        if "count" in spec and len(actual) != spec["count"]:
+            raise ScenarioFailure(f"{spec['zone']} holds {len(actual)} card(s), expected {spec['count']}", None, aspan)
+        for w in spec.get("contains", []):
+            if not any(a == w or a.split("#")[0] == w for a in actual):
+                raise ScenarioFailure(f"{spec['zone']} holds {actual}, which does not contain {w}", None, aspan)
+        return
+    if action in ("expect_log", "expect_no_log"):
+        texts = [e["text"] for e in run.events if e["type"] == "log"]
+        found = any(step[action] in t for t in texts)
+        if action == "expect_log" and not found:
+            raise ScenarioFailure(f"no log line contains `{step[action]}`; the log so far ends with: "
+                                  + " | ".join(texts[-5:]), None, aspan)
+        if action == "expect_no_log" and found:
+            raise ScenarioFailure(f"a log line contains `{step[action]}`", None, aspan)
+        return
+    if action == "expect_event":
+        want = step["expect_event"]
+        if not any(all(e.get(k) == v for k, v in want.items()) for e in run.events):
+            raise ScenarioFailure(f"no event matches {want}", None, aspan)
+        return
+    if action == "expect_result":
+        if not match.is_over:
+            raise ScenarioFailure("the game is not over", None, aspan)
+        for key, value in step["expect_result"].items():
+            if match.result.get(key) != value:
+                raise ScenarioFailure(f"result {key} is {match.result.get(key)}, expected {value}", None,
+                                      run.marks.span(path + ("expect_result", key)))
+        return
+    if action == "expect_over":
+        if match.is_over != step["expect_over"]:
+            raise ScenarioFailure("the game is " + ("over" if match.is_over else "not over"), None, aspan)
+        return
+    if action == "expect_phase":
+        phases = match.current_phases()
+        if step["expect_phase"] not in phases:
+            raise ScenarioFailure(f"the game is in {phases or 'no phase'}, not in `{step['expect_phase']}`", None, aspan)
+        return
+    if action == "expect_decision":
+        spec = step["expect_decision"]
+        d = match.decision
+        if d is None:
+            raise ScenarioFailure("no decision is pending", None, aspan)
+        if "by" in spec and d.player + 1 != spec["by"]:
+            raise ScenarioFailure(f"the decision is Player {d.player + 1}'s, expected Player {spec['by']}'s", None, aspan)
+        if "prompt" in spec and spec["prompt"] not in d.prompt:
+            raise ScenarioFailure(f"the prompt is `{d.prompt}`, expected it to contain `{spec['prompt']}`", None, aspan)
+        return
+    if action == "play_until":
+        _, fn, nslots, _ = compile_check(run, step["play_until"], aspan)
+        cond = lambda: fn(match.rt, [None] * max(nslots, 1))
+        _play_until(run, cond, step.get("max_decisions", 100_000), aspan)
+        return
+    if action == "play_to_end":
+        _play_until(run, None, step.get("max_decisions", 100_000), aspan)
+        return
+    raise AssertionError(action)  # pragma: no cover
+
+
+def _match_id(prog, want: str, actual: list) -> str:
+    """Let a scenario name a copy by its card id: `black_knight_3` matches `black_knight_3#2`."""
+    if want in prog.card_by_id:
+        return want
+    for a in actual:
+        if a.split("#")[0] == want:
+            return a
+    return want
+
+
+def run_scenario(path: str) -> ScenarioResult:
+    """Run one scenario file; never raises for a failing scenario (see the result)."""
+    name = os.path.basename(path)
+    try:
+        data, marks, game = load_scenario(path)
+    except DiagnosticError as exc:
+        d = exc.diagnostics[0]
+        return ScenarioResult(path, name, False, f"{d.span.file}:{d.span.line}:{d.span.col}: error[{d.code}]: "
+                              f"{d.message}" + (f" (hint: {d.hint})" if d.hint else ""))
+    name = data.get("name", name)
+    run = _Run(path, data, marks, game)
+    step_no = None
+    try:
+        at = data.get("at")
+        try:
+            if at is not None or data.get("setup"):
+                _reach(run, at)
+                apply_setup(run)
+                run.match.resume()
+            else:
+                run.match = api.new_game(game, data.get("players"), data.get("seed", 0), sink=run.events.append,
+                                         debug=True)
+        except ValueError as exc:
+            raise ScenarioFailure(str(exc), None, marks.span(("players",))) from None
+        for i, step in enumerate(data["steps"]):
+            step_no = i + 1
+            _step(run, i, step)
+    except ScenarioFailure as exc:
+        if exc.step is None:
+            exc.step = step_no
+        return ScenarioResult(path, name, False, exc.describe(), step_no or 0)
+    except RulesRuntimeError as exc:
+        return ScenarioResult(path, name, False, f"step {step_no}: {exc.describe()}", step_no or 0)
+    return ScenarioResult(path, name, True, "", len(data["steps"]))
+
+
+def _reach(run: _Run, at: dict | None) -> None:
+    """Restart the game so that it stops where the set-up applies."""
+    game, data = run.game, run.data
+    run.events.clear()
+    if at is None:
+        run.match = api.new_game(game, data.get("players"), data.get("seed", 0), sink=run.events.append,
+                                 debug=True, breakpoint=("game", 1))
+        return
+    phase = at["phase"]
+    model = game.model
+    if phase not in model.procs or model.procs[phase].kind != "phase":
+        phases = [p.name for p in model.procs.values() if p.kind == "phase"]
+        raise ScenarioFailure(f"no phase `{phase}`" + _hint(phase, phases), None, run.marks.span(("at", "phase")))
+    run.match = api.new_game(game, data.get("players"), data.get("seed", 0), sink=run.events.append,
+                             debug=True, breakpoint=(phase, at.get("occurrence", 1)))
+    agents = _bots(run)
+    match = run.match
+    while not match.paused:
+        if match.is_over:
+            raise ScenarioFailure(f"the game ended before phase `{phase}` began", None, run.marks.span(("at",)))
+        seat = match.current_player
+        match.apply(agents[seat].choose(SeatView(match, seat)))
+    run.events.clear()
+
+
+def find_scenarios(paths: list[str]) -> list[str]:
+    out = []
+    for p in paths:
+        if os.path.isdir(p):
+            for root, _, files in sorted(os.walk(p)):
+                out.extend(os.path.join(root, f) for f in sorted(files) if f.endswith(".scenario.yaml"))
+        else:
+            out.append(p)
+    return out
