@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from rich.text import Text
 
+from rulesvm.api import Undo
 from rulesvm.interpreter.agents import Agent
 
 from .render import board_text
@@ -25,11 +26,11 @@ class QuitGame(Exception):
 class HumanAgent(Agent):
     name = "human"
 
-    def __init__(self, screen, read_line=input, on_save=None, on_undo=None, clear_between: bool = False):
+    def __init__(self, screen, read_line=input, on_save=None, history=None, clear_between: bool = False):
         self.screen = screen
         self.read_line = read_line
         self.on_save = on_save
-        self.on_undo = on_undo
+        self.history = history
         self.clear_between = clear_between
         self._last_seat = None
 
@@ -77,12 +78,13 @@ class HumanAgent(Agent):
                 else:
                     out.print(f"  {self.on_save(view.match)}")
             elif word == "undo":
-                if self.on_undo is None:
+                if self.history is None:
                     out.print("  undo is not available here")
+                elif not any(who == view.seat for _, who, _ in self.history.entries):
+                    out.print("  nothing to undo: you have not decided anything yet")
                 else:
-                    result = self.on_undo(view)
-                    if result is not None:
-                        return result
+                    out.print("  taking back your last decision")
+                    return Undo(self.history, view.seat)
             elif word in ("quit", "exit", "q"):
                 raise QuitGame("quit")
             else:

@@ -154,7 +154,9 @@ def run(
     except AgentSpecError as exc:
         _usage(screen, str(exc))
     viewer = {h + 1 for h in humans} if humans else None
-    header = {"game_path": os.path.relpath(g.path), "card_sets": [os.path.relpath(c) for c in g.card_sets],
+    log_dir = os.path.dirname(os.path.abspath(log)) if log else os.getcwd()
+    header = {"game_path": os.path.relpath(g.path, log_dir),
+              "card_sets": [os.path.relpath(os.path.abspath(c), log_dir) for c in g.card_sets],
               "agents": {str(s + 1): ("human" if s in humans else specs.get(s, "random")) for s in range(n)}}
     log_writer = _JsonlLog(log, header) if log else None
 
@@ -172,8 +174,10 @@ def run(
         api.save_match(match, g, save, agents, seat_specs)
         return f"saved to {save} (resume with `rulesvm resume {save}`)"
 
+    history = api.UndoHistory(agents) if humans else None
     for h in humans:
-        agents[h] = HumanAgent(screen, on_save=on_save if save else None, clear_between=len(humans) > 1)
+        agents[h] = HumanAgent(screen, on_save=on_save if save else None, history=history,
+                               clear_between=len(humans) > 1)
     try:
         match = api.new_game(g, n, seed, sink, debug, max_steps)
         if save_at is not None:
@@ -184,7 +188,7 @@ def run(
             api.save_match(match, g, save, agents, seat_specs)
             screen.note(f"saved after {match.decisions_made} decisions to {save}")
             return
-        result = api.play(match, agents)
+        result = api.play(match, agents, history=history)
     except QuitGame as exc:
         screen.note(f"Game stopped ({exc.reason})." + (" Saved games can be resumed with `rulesvm resume`."
                                                          if save else ""))
@@ -249,11 +253,12 @@ def resume(
     def on_save(m) -> str:
         api.save_match(m, g, save_file, agents, seat_specs)
         return f"saved to {save_file}"
+    history = api.UndoHistory(agents) if humans else None
     for h in humans:
-        agents[h] = HumanAgent(screen, on_save=on_save, clear_between=len(humans) > 1)
+        agents[h] = HumanAgent(screen, on_save=on_save, history=history, clear_between=len(humans) > 1)
     screen.note(f"Resuming {g.name} after {match.decisions_made} decisions (seed {match.seed}).")
     try:
-        result = api.play(match, agents)
+        result = api.play(match, agents, history=history)
     except QuitGame as exc:
         screen.note(f"Game stopped ({exc.reason}).")
         return
@@ -328,6 +333,73 @@ def info(
         screen.json(data)
     else:
         screen.info(data)
+
+
+@app.command()
+def replay(
+    log_file: str = typer.Argument(..., help="A game log written by `rulesvm run --log FILE`.", metavar="LOG"),
+    as_seat: Optional[int] = typer.Option(None, "--as", help="Show only what this seat could see "
+                                          "(default: everything revealed).", metavar="SEAT"),
+    to: Optional[int] = typer.Option(None, "--to", help="Stop after decision N and print the whole state there.",
+                                     metavar="N"),
+    game: Optional[str] = typer.Option(None, "--game", help="Replay against this game file instead of the one "
+                                       "the log names.", metavar="GAME"),
+    log: Optional[str] = typer.Option(None, "--log", help="Write the replayed game's log to FILE "
+                                      "(equal to the original when nothing changed).", metavar="FILE"),
+    force: bool = typer.Option(False, "--force", help="Overwrite an existing --log file."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="Print only the outcome."),
+) -> None:
+    """Re-run a logged game against the current game files, step by step.
+
+    Stops with exit 1 where the current rules no longer accept a logged decision: a
+    regression check after a rule change.
+    """
+    from rulesvm.replay import ReplayMismatch, game_for_log, read_log, replay as run_replay
+    screen = Screen(quiet=quiet)
+    _check_writable(screen, log, force, "log")
+    try:
+        logged = read_log(log_file)
+        g = game_for_log(logged, game)
+    except DiagnosticError as exc:
+        screen.diagnostics(exc.diagnostics)
+        raise typer.Exit(1)
+    except ValueError as exc:
+        _usage(screen, str(exc))
+    players = logged.start["players"]
+    if as_seat is not None and not 1 <= as_seat <= players:
+        _usage(screen, f"--as: seat {as_seat} does not exist in a {players}-player game")
+    viewer = {as_seat} if as_seat is not None else None
+    writer = None
+    if log:
+        writer = _JsonlLog(log, {k: logged.start[k] for k in ("game_path", "card_sets", "agents")
+                                 if k in logged.start})
+
+    def sink(record: dict) -> None:
+        if writer is not None:
+            writer(record)
+        if record["type"] in ("decision", "forced"):
+            screen.decision_echo(record, viewer if viewer is not None else {record["player"]})
+        elif record["type"] in ("log", "start"):
+            screen.event(record, viewer)
+    try:
+        match = run_replay(logged, g, to, sink)
+    except ReplayMismatch as exc:
+        screen.error(f"{exc.decision and f'decision {exc.decision}: '}{exc.message}",
+                     "the rules changed since the log was written")
+        raise typer.Exit(1)
+    except RulesRuntimeError as exc:
+        screen.runtime_error(exc)
+        raise typer.Exit(1)
+    finally:
+        if writer is not None:
+            writer.close()
+    if to is not None or not match.is_over:
+        seat = as_seat - 1 if as_seat is not None else -1
+        screen.state(match.observation(seat), as_seat)
+        screen.note(f"after {match.decisions_made} decisions" + ("" if match.is_over else " (the game goes on)"))
+    else:
+        screen.result(match.result, {s: logged.start.get("agents", {}).get(str(s + 1), "?")
+                                     for s in range(players)}, g.name)
 
 
 @app.command("test")

@@ -69,10 +69,12 @@ class Screen:
         """Verbose mode: show each decision (secret ones only to their own seat)."""
         if self.quiet:
             return
+        forced = " (forced)" if record["type"] == "forced" else ""
         if record.get("secret") and (viewer is None or record["player"] not in viewer):
             self.log_console.print(Text(f"  Player {record['player']} makes a secret choice", style="dim"))
         else:
-            self.log_console.print(Text(f"  Player {record['player']} > {record['label']}", style="dim"))
+            n = f"#{record['n']} " if "n" in record else ""
+            self.log_console.print(Text(f"  {n}Player {record['player']} > {record['label']}{forced}", style="dim"))
 
     # ------------------------------------------------------------------ results
     def result(self, result: dict, agents: dict, game_name: str) -> None:
@@ -93,6 +95,13 @@ class Screen:
             self.out.print(Text(f"Winner: Player {result['winner']}", style="bold green"))
         if result.get("outcome"):
             self.out.print(Text(f"Outcome: {result['outcome']}", style="bold"))
+
+    def state(self, obs: dict, seat: int | None) -> None:
+        """The whole state (everything revealed), or what one seat sees."""
+        if seat is not None:
+            self.out.print(Text(board_text(obs, seat)))
+        else:
+            self.out.print(Text(full_state_text(obs)))
 
     def scenario_line(self, path: str, result) -> None:
         if result.passed:
@@ -197,6 +206,31 @@ def board_text(obs: dict, seat: int) -> str:
     gv = [f"{k}={_var_text(v)}" for k, v in obs["vars"].items() if _interesting(v)]
     if gv:
         lines.append("  " + ", ".join(gv))
+    return "\n".join(lines)
+
+
+def full_state_text(obs: dict) -> str:
+    """Every zone of every player and every variable, for replays and debugging."""
+    lines = []
+    zones = obs["zones"]
+    per = {k: v for k, v in zones.items() if _is_per_player(v, obs["players"])}
+    for p in range(1, obs["players"] + 1):
+        lines.append(f"== Player {p} ==")
+        for name, by_seat in per.items():
+            lines.append(f"  {name}: {_zone_text(by_seat[str(p)])}")
+        for name, value in obs["player_vars"].items():
+            if _interesting(value.get(str(p))):
+                lines.append(f"  {name}: {_var_text(value[str(p)])}")
+    lines.append("== Table ==")
+    for name, view in zones.items():
+        if name not in per and name != "box" and view["count"]:
+            lines.append(f"  {name}: {_zone_text(view)}")
+    gv = [f"{k}={_var_text(v)}" for k, v in obs["vars"].items() if _interesting(v)]
+    if gv:
+        lines.append("  " + ", ".join(gv))
+    if "decision" in obs:
+        d = obs["decision"]
+        lines.append(f"Next: Player {d['player']}: {d['prompt']} ({', '.join(d['options'])})")
     return "\n".join(lines)
 
 

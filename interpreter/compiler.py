@@ -62,6 +62,7 @@ class Compiler:
             card_by_id={iid: i for i, iid in enumerate(card_ids)}, zones=zones, zone_names=zone_names,
             zone_owner=zone_owner, zone_info=zone_info, nzones=len(zone_names), procs={}, triggers={},
             var_defaults={}, var_names={}, fingerprint=m.fingerprint, max_steps=m.max_steps)
+        self.prog.card_fingerprint = _card_fingerprint(card_ids, card_kinds, card_defs)
         self.zone_base = {z.name: z.base for z in zones}
         self._analyse_suspension()
         for proc in m.procs.values():
@@ -786,6 +787,16 @@ class Compiler:
         if not hasattr(self, "_bodies"):
             self._bodies = {}
         return self._bodies
+
+
+def _card_fingerprint(card_ids, card_kinds, card_defs) -> str:
+    """A hash of the physical cards (ids, kinds, fields): a log from other cards is refused."""
+    import hashlib
+    import json
+    h = hashlib.sha256()
+    for iid, kind, cd in zip(card_ids, card_kinds, card_defs):
+        h.update(json.dumps([iid, kind, sorted((k, str(v)) for k, v in cd.fields.items())]).encode())
+    return h.hexdigest()[:16]
 
 
 def _dedupe(options: list) -> list:

@@ -47,7 +47,8 @@ class Match:
         if sink is not None:
             sink({"type": "start", "game": model.id, "seed": seed, "players": self.players,
                   "options": program.options, "variants": list(model.applied_variants),
-                  "fingerprint": program.fingerprint, "format": SAVE_FORMAT})
+                  "fingerprint": program.fingerprint, "cards": program.card_fingerprint,
+                  "format": SAVE_FORMAT})
         self._run()
 
     # ------------------------------------------------------------------ set-up

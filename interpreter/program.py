@@ -60,6 +60,7 @@ class Program:
     fingerprint: str
     max_steps: int
     compiler: object = None   # compiles expressions written after loading (scenario checks)
+    card_fingerprint: str = ""
 
     def zone_index(self, name: str, player: int | None = None) -> int:
         for z in self.zones:

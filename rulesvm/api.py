@@ -85,15 +85,53 @@ def default_agents(match: Match, specs: dict | None = None, seed: int = 0) -> di
             for seat in range(match.players)}
 
 
-class PlayInterrupted(Exception):
-    """Raised by an agent (a human) to stop the game, e.g. after saving."""
+class UndoHistory:
+    """Snapshots taken before each answered decision, so a player can take moves back.
+
+    Undo restores a snapshot (and the bots' generators); it never replays the game.
+    """
+
+    def __init__(self, agents: dict):
+        self.agents = agents
+        self.entries: list = []
+
+    def record(self, match: Match, seat: int) -> None:
+        self.entries.append((match.snapshot(), seat, {s: a.get_state() for s, a in self.agents.items()}))
+
+    def undo(self, match: Match, seat: int) -> int | None:
+        """Take back `seat`'s last decision and all decisions after it; returns how many."""
+        for i in range(len(self.entries) - 1, -1, -1):
+            snap, who, states = self.entries[i]
+            if who == seat:
+                undone = match.decisions_made - snap.decisions
+                match.restore(snap)
+                for s, state in states.items():
+                    if state is not None:
+                        self.agents[s].set_state(state)
+                del self.entries[i:]
+                if match.sink is not None:
+                    match.sink({"type": "undo", "to": snap.decisions, "player": seat + 1})
+                return undone
+        return None
 
 
-def play(match: Match, agents: dict, on_decision=None) -> dict | None:
+class Undo:
+    """The command an agent returns to take back its seat's last decision."""
+
+    def __init__(self, history: UndoHistory, seat: int):
+        self.history = history
+        self.seat = seat
+        self.undone = None
+
+    def apply(self, match: Match) -> None:
+        self.undone = self.history.undo(match, self.seat)
+
+
+def play(match: Match, agents: dict, on_decision=None, history: UndoHistory | None = None) -> dict | None:
     """Ask the agents until the game is over; returns the result.
 
     An agent may return an int (the option index) or an object with `apply(match)` (a
-    command such as undo), which the loop runs instead of a move.
+    command such as `Undo`), which the loop runs instead of a move.
     """
     while not match.is_over:
         seat = match.current_player
@@ -103,6 +141,8 @@ def play(match: Match, agents: dict, on_decision=None) -> dict | None:
             continue
         if on_decision is not None:
             on_decision(match, seat, choice)
+        if history is not None:
+            history.record(match, seat)
         match.apply(choice)
     return match.result
 
