@@ -157,6 +157,8 @@ def run(
     log_dir = os.path.dirname(os.path.abspath(log)) if log else os.getcwd()
     header = {"game_path": os.path.relpath(g.path, log_dir),
               "card_sets": [os.path.relpath(os.path.abspath(c), log_dir) for c in g.card_sets],
+              "variants": [v if v in g.model.variants else os.path.relpath(os.path.abspath(v), log_dir)
+                           for v in g.variants],
               "agents": {str(s + 1): ("human" if s in humans else specs.get(s, "random")) for s in range(n)}}
     log_writer = _JsonlLog(log, header) if log else None
 
@@ -291,7 +293,7 @@ def validate(
     all_diags = []
     errors = 0
     for f in files:
-        diags = api.validate_game(f, card_set or [])
+        diags = api.validate_path(f, card_set or [])
         all_diags.extend(diags)
         errors += sum(1 for d in diags if d.is_error)
         if not as_json:
@@ -307,14 +309,15 @@ def validate(
 
 
 def _is_game_file(path: str) -> bool:
+    """Game files (a top-level `rules:` key) and variant files (`variant:`) found in folders."""
     if not path.endswith((".yaml", ".yml")) or path.endswith(".scenario.yaml"):
         return False
     try:
         with open(path, encoding="utf-8") as fh:
-            head = fh.read(4096)
+            head = "\n" + fh.read(4096)
     except (OSError, UnicodeDecodeError):
         return False
-    return "\nrules:" in "\n" + head
+    return "\nrules:" in head or "\nvariant:" in head
 
 
 @app.command()
@@ -425,6 +428,32 @@ def test_scenarios(
         failed += not result.passed
     screen.summary_line(passed, failed)
     raise typer.Exit(1 if failed else 0)
+
+
+@app.command()
+def diff(
+    game: str = GAME_ARG,
+    variant: List[str] = typer.Option(..., "--variant", help="The variant(s) to compare with the base game "
+                                      "(name or file; repeatable, applied in order).", metavar="NAME|FILE"),
+    card_set: Optional[List[str]] = CARD_SET_OPT,
+    as_json: bool = typer.Option(False, "--json", help="Print the differences as one JSON object."),
+) -> None:
+    """Show what variants change: options, cards and rule parts (a unified diff)."""
+    from rulesvm.diff import variant_diff
+    screen = Screen()
+    if not os.path.exists(game):
+        _usage(screen, f"no such file: {game}")
+    try:
+        data = variant_diff(game, variant, card_set or [])
+    except DiagnosticError as exc:
+        screen.diagnostics(exc.diagnostics)
+        raise typer.Exit(1)
+    except ValueError as exc:
+        _usage(screen, str(exc))
+    if as_json:
+        screen.json(data)
+    else:
+        screen.variant_diff(data)
 
 
 @app.command()

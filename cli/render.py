@@ -103,6 +103,35 @@ class Screen:
         else:
             self.out.print(Text(full_state_text(obs)))
 
+    def variant_diff(self, data: dict) -> None:
+        o = self.out
+        o.print(Text(f"{data['game']} + {', '.join(data['variants'])}", style="bold"))
+        o.print(Text("Options", style="bold"))
+        for opt in data["options"] or []:
+            o.print(f"  {opt['name']}: {_show(opt['from'])} -> {_show(opt['to'])}")
+        if not data["options"]:
+            o.print("  (unchanged)")
+        o.print(Text("Cards", style="bold"))
+        cards = data["cards"]
+        for c in cards["added"]:
+            fields = ", ".join(f"{k}: {_show(v)}" for k, v in c["fields"].items())
+            o.print(Text(f"  + {c['id']} ({c['kind']}) x{c['count']}: {fields}", style="green"))
+        for c in cards["removed"]:
+            o.print(Text(f"  - {c['id']} ({c['kind']}) x{c['count']}", style="red"))
+        for c in cards["changed"]:
+            changes = ", ".join(f"{k} {_show(a)} -> {_show(b)}" for k, (a, b) in c["changes"].items())
+            o.print(Text(f"  ~ {c['id']}: {changes}", style="yellow"))
+        if not any(cards.values()):
+            o.print("  (unchanged)")
+        o.print(Text("Rules", style="bold"))
+        for part in data["rules"]:
+            o.print(Text(f"  {part['change']} {part['kind']} `{part['part']}`", style="bold"))
+            for line in part["diff"].splitlines():
+                style = "green" if line.startswith("+") else "red" if line.startswith("-") else None
+                o.print(Text("    " + line, style=style or ""))
+        if not data["rules"]:
+            o.print("  (unchanged)")
+
     def scenario_line(self, path: str, result) -> None:
         if result.passed:
             self.out.print(Text.assemble(("PASS ", "bold green"), f"{path}  {result.name}"))
@@ -140,7 +169,7 @@ class Screen:
             t.add_column("name")
             t.add_column("description")
             for v in info["variants"]:
-                t.add_row(v["name"], v.get("description", "") or v["path"])
+                t.add_row(v["name"], v.get("description") or v["path"])
             o.print(t)
         t = Table(title="Zones")
         for col in ("zone", "scope", "order", "who sees it"):

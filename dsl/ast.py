@@ -325,6 +325,7 @@ class TriggerDecl:
     names: tuple  # of (name, Span)
     cond: Expr | None
     body: Block
+    label: str | None = None  # `on moved(c) as name`: lets a variant replace the trigger
 
 
 Decl = KindDecl | ZoneDecl | VarDecl | OptionDecl | EventDecl | ProcDecl | FuncDecl | TriggerDecl

@@ -342,7 +342,9 @@ class Checker:
 
     def _collect_trigger(self, d: A.TriggerDecl) -> None:
         index = len(self.triggers)
-        decl = A.ProcDecl(d.span, "trigger", f"on {d.event}#{index + 1}", (), None, d.body)
+        if d.label is not None and not self._claim(d.label, "trigger", d.span):
+            return
+        decl = A.ProcDecl(d.span, "trigger", d.label or f"on {d.event}#{index + 1}", (), None, d.body)
         # Parameter types are known once all events are collected; fixed up in check().
         proc = ProcDef(decl.name, "trigger", tuple((n, ANY) for n, _ in d.names), None, decl, d.span)
         self.triggers.append(TriggerDef(index, d.event, proc, d.cond, d.span))

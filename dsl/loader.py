@@ -21,7 +21,8 @@ from .model import CardDef, GameModel
 from .parser import parse_block_snippet, parse_rules
 from .schema import CARD_SET_SCHEMA, GAME_SCHEMA, card_data_schema, validate
 from .types import ABILITY, BOOL, INT, TEXT, assignable
-from .yaml_loader import Marks, decode_text, load_yaml_file
+from .variants import VariantSpec, apply_rules, load_variant
+from .yaml_loader import Marks, decode_text, load_yaml_file, reindent, scalar_origin
 
 DATA_FIELD_TYPES = {"int", "bool", "text", "ability", "list[int]", "list[text]", "list[bool]", "any"}
 RESERVED_CARD_KEYS = {"id", "kind", "name", "text", "count", "image"}
@@ -37,9 +38,10 @@ class SourceSet:
 
     def fingerprint(self, extra: str = "") -> str:
         h = hashlib.sha256()
-        for path in sorted(self.texts):
-            h.update(os.path.basename(path).encode())
-            h.update(self.texts[path].encode("utf-8", "surrogatepass"))
+        # Independent of the working directory: file names and contents only.
+        for name, text in sorted((os.path.basename(p), t) for p, t in self.texts.items()):
+            h.update(name.encode())
+            h.update(text.encode("utf-8", "surrogatepass"))
         h.update(extra.encode())
         return h.hexdigest()[:16]
 
@@ -87,16 +89,18 @@ def _read_text(path: str, display: str, span: Span) -> str:
 class GameLoader:
     """Builds one GameModel; `load()` collects diagnostics from every stage."""
 
-    def __init__(self, game_path: str, card_sets: list[str] = (), extra_rules: list = ()):
+    def __init__(self, game_path: str, card_sets: list[str] = (), variants: list[str] = ()):
         self.game_path = game_path
         self.display = display_path(game_path)
         self.base_dir = os.path.dirname(os.path.abspath(game_path))
         self.card_set_paths = list(card_sets)
-        self.extra_rules = list(extra_rules)   # (RulesFile) added by variants
+        self.variant_names = list(variants)
+        self.variant_specs: list[VariantSpec] = []
+        self.option_overrides: dict = {}
         self.reporter = Reporter()
         self.sources = SourceSet()
         self.checker = Checker(self.reporter)
-        self.card_files: list[tuple[str, list, Marks]] = []
+        self.entries: list[_Entry] = []
 
     # ---------------------------------------------------------------- stages
     def read_game_file(self) -> tuple[dict, Marks]:
@@ -126,7 +130,7 @@ class GameLoader:
         return files
 
     def read_card_files(self, data: dict, marks: Marks) -> None:
-        self.card_files.append((self.display, data.get("cards", []), marks))
+        self._add_entries(data.get("cards", []), marks)
         names = list(data.get("card_sets", []))
         spans = [marks.span(("card_sets", i)) for i in range(len(names))]
         for extra in self.card_set_paths:
@@ -147,7 +151,7 @@ class GameLoader:
                 diags = validate(cdata, CARD_SET_SCHEMA, cmarks)
                 if diags:
                     raise DiagnosticError(diags)
-                self.card_files.append((display, cdata["cards"], cmarks))
+                self._add_entries(cdata["cards"], cmarks)
             except DiagnosticError as exc:
                 self.reporter.extend(exc.diagnostics)
 
@@ -165,52 +169,155 @@ class GameLoader:
             kinds[kind.name] = fields
         return kinds
 
+    def _add_entries(self, entries: list, marks: Marks, prefix=("cards",)) -> None:
+        for i, entry in enumerate(entries):
+            self.entries.append(_Entry(entry, _EntryMarks(marks, prefix + (i,)), prefix + (i,)))
+
     def build_cards(self) -> list[CardDef]:
         checker = self.checker
         kinds_schema = self.check_kinds_for_data()
-        schema = card_data_schema(kinds_schema) if kinds_schema else None
+        item_schema = card_data_schema(kinds_schema)["items"] if kinds_schema else None
         cards: list[CardDef] = []
         seen: dict[str, Span] = {}
-        for display, entries, marks in self.card_files:
-            if schema is None:
-                if entries:
-                    self.reporter.error("E230", "the rules declare no card kinds, but the data lists cards",
-                                        marks.span(("cards",)), "declare kinds with `kind name { field: type }`")
+        for e in self.entries:
+            entry, marks = e.entry, e.marks
+            if item_schema is None:
+                self.reporter.error("E230", "the rules declare no card kinds, but the data lists cards",
+                                    marks.span(()), "declare kinds with `kind name { field: type }`")
+                break
+            self.reporter.extend(validate(entry, item_schema, marks, code="E231", label_prefix=e.label))
+            if not isinstance(entry, dict) or entry.get("kind") not in checker.kinds:
+                if isinstance(entry, dict) and isinstance(entry.get("kind"), str):
+                    hint = did_you_mean(entry["kind"], checker.kinds) or \
+                        "kinds declared in the rules: " + ", ".join(f"`{k}`" for k in sorted(checker.kinds))
+                    self.reporter.error("E232", f"unknown card kind `{entry['kind']}`", marks.span(("kind",)), hint)
                 continue
-            diags = validate(entries, schema, marks, code="E231", path_prefix=("cards",))
-            self.reporter.extend(diags)
-            for i, entry in enumerate(entries):
-                span = marks.span(("cards", i))
-                if not isinstance(entry, dict) or entry.get("kind") not in checker.kinds:
-                    if isinstance(entry, dict) and isinstance(entry.get("kind"), str) and \
-                            entry["kind"] not in checker.kinds:
-                        hint = did_you_mean(entry["kind"], checker.kinds) or \
-                            "kinds declared in the rules: " + ", ".join(f"`{k}`" for k in sorted(checker.kinds))
-                        self.reporter.error("E232", f"unknown card kind `{entry['kind']}`",
-                                            marks.span(("cards", i, "kind")), hint)
-                    continue
-                cid = entry["id"]
-                if cid in seen:
-                    self.reporter.error("E233", f"duplicate card id `{cid}`", marks.span(("cards", i, "id")),
-                                        "card ids must be unique across the game and its card sets",
-                                        notes=((f"`{cid}` first defined here", seen[cid]),))
-                    continue
-                seen[cid] = marks.span(("cards", i, "id"))
-                kind = checker.kinds[entry["kind"]]
-                values = {}
-                for fname, fdef in kind.fields.items():
-                    if fname in entry:
-                        value = entry[fname]
-                        if fdef.type == ABILITY:
-                            value = self._ability_ref(cid, fname, value, marks, ("cards", i, fname))
-                        elif isinstance(value, list):
-                            value = tuple(value)
-                        values[fname] = value
-                    else:
-                        values[fname] = fdef.default
-                cards.append(CardDef(cid, entry["kind"], _localized(entry.get("name")) or {"en": cid},
-                                     values, int(entry.get("count", 1)), display, span))
+            cid = entry["id"]
+            if cid in seen:
+                self.reporter.error("E233", f"duplicate card id `{cid}`", marks.span(("id",)),
+                                    "card ids must be unique across the game and its card sets",
+                                    notes=((f"`{cid}` first defined here", seen[cid]),))
+                continue
+            seen[cid] = marks.span(("id",))
+            kind = checker.kinds[entry["kind"]]
+            values = {}
+            for fname, fdef in kind.fields.items():
+                if fname in entry:
+                    value = entry[fname]
+                    if fdef.type == ABILITY:
+                        value = self._ability_ref(cid, fname, value, marks, (fname,))
+                    elif isinstance(value, list):
+                        value = tuple(value)
+                    values[fname] = value
+                else:
+                    values[fname] = fdef.default
+            count = entry.get("count", 1)
+            cards.append(CardDef(cid, entry["kind"], _localized(entry.get("name")) or {"en": cid},
+                                 values, int(count) if isinstance(count, int) else 1, marks.file, marks.span(())))
         return cards
+
+    # ---------------------------------------------------------------- variants
+    def load_variants(self, data: dict, marks: Marks) -> None:
+        known = dict(data.get("variants", {}))
+        seen: set = set()
+        for name in self.variant_names:
+            if name in known:
+                span = marks.span(("variants", name))
+                try:
+                    path = resolve_inside(self.base_dir, known[name], span, "variant")
+                except DiagnosticError as exc:
+                    self.reporter.extend(exc.diagnostics)
+                    continue
+            elif os.path.isfile(name):
+                path = os.path.abspath(name)
+            else:
+                raise VariantNotFound(name, sorted(known))
+            try:
+                spec = load_variant(path, display_path(path))
+            except DiagnosticError as exc:
+                self.reporter.extend(exc.diagnostics)
+                continue
+            if spec.name in seen:
+                self.reporter.error("E065", f"variant `{spec.name}` is applied twice", spec.marks.span(("variant",)),
+                                    "each variant applies once; list it a single time")
+                continue
+            seen.add(spec.name)
+            base = spec.data.get("base")
+            if base is not None:
+                target = os.path.realpath(os.path.join(os.path.dirname(spec.path), base))
+                if target != os.path.realpath(self.game_path):
+                    self.reporter.error("E067", f"variant `{spec.name}` is for `{base}`, not for {self.display}",
+                                        spec.marks.span(("base",)))
+                    continue
+            self.sources.add(spec.display, spec.text)
+            for shown, text in spec.extra_sources.items():
+                self.sources.add(shown, text)
+            self.variant_specs.append(spec)
+
+    def apply_variant_cards(self, spec: VariantSpec) -> None:
+        cards = spec.data.get("cards") or {}
+        by_id = lambda cid: next((i for i, e in enumerate(self.entries)
+                                  if isinstance(e.entry, dict) and e.entry.get("id") == cid), None)
+        for k, cid in enumerate(cards.get("remove", [])):
+            i = by_id(cid)
+            if i is None:
+                self._missing_card(spec, cid, ("cards", "remove", k), "removes")
+            else:
+                del self.entries[i]
+        for k, entry in enumerate(cards.get("replace", [])):
+            i = by_id(entry.get("id"))
+            path = ("cards", "replace", k)
+            if i is None:
+                self._missing_card(spec, entry.get("id"), path + ("id",), "replaces")
+            else:
+                self.entries[i] = _Entry(entry, _EntryMarks(spec.marks, path), path)
+        for cid, patch in (cards.get("change") or {}).items():
+            i = by_id(cid)
+            path = ("cards", "change", cid)
+            if i is None:
+                self._missing_card(spec, cid, path, "changes")
+                continue
+            if "id" in patch:
+                self.reporter.error("E069", "a change cannot rename a card; remove it and add a new one",
+                                    spec.marks.span(path + ("id",), prefer_key=True))
+                continue
+            old = self.entries[i]
+            merged = dict(old.entry)
+            merged.update(patch)
+            overrides = {key: (spec.marks, path) for key in patch}
+            self.entries[i] = _Entry(merged, _EntryMarks(old.marks.marks, old.marks.prefix, overrides), old.label)
+        for k, entry in enumerate(cards.get("add", [])):
+            path = ("cards", "add", k)
+            self.entries.append(_Entry(entry, _EntryMarks(spec.marks, path), path))
+
+    def _missing_card(self, spec, cid, path, verb) -> None:
+        ids = [e.entry.get("id") for e in self.entries if isinstance(e.entry, dict)]
+        self.reporter.error("E068", f"the variant {verb} card `{cid}`, which the game does not have",
+                            spec.marks.span(path, prefer_key=verb == "changes"), did_you_mean(str(cid), ids))
+
+    def apply_variant_options(self, spec: VariantSpec) -> None:
+        for name, value in (spec.data.get("options") or {}).items():
+            span = spec.marks.span(("options", name), prefer_key=True)
+            opt = self.checker.options.get(name)
+            if opt is None:
+                known = ", ".join(f"`{o}`" for o in self.checker.options) or "none"
+                self.reporter.error("E064", f"unknown option `{name}`", span,
+                                    did_you_mean(name, self.checker.options) or f"options of this game: {known}")
+                continue
+            vspan = spec.marks.span(("options", name))
+            value = tuple(value) if isinstance(value, list) else value
+            if not assignable(type_of_value(value), opt.type) or value is None:
+                self.reporter.error("E064", f"option `{name}` is {opt.type}, not {type_of_value(value)}", vspan)
+                continue
+            if opt.range and not opt.range[0] <= value <= opt.range[1]:
+                self.reporter.error("E064", f"option `{name}` must be between {opt.range[0]} and {opt.range[1]}",
+                                    vspan)
+                continue
+            if opt.choices and value not in opt.choices:
+                self.reporter.error("E064", f"option `{name}` must be one of {', '.join(map(str, opt.choices))}",
+                                    vspan)
+                continue
+            self.option_overrides[name] = value
 
     def _ability_ref(self, cid: str, fname: str, value, marks: Marks, path) -> str | None:
         checker = self.checker
@@ -227,14 +334,8 @@ class GameLoader:
         if isinstance(value, dict) and isinstance(value.get("rules"), str):
             name = f"{cid}.{fname}"
             span = marks.span(path + ("rules",))
-            text, line, col = value["rules"], span.line, span.col
-            if text.startswith(("\n",)) or "\n" in text.strip("\n"):
-                # A block scalar: its content starts on the next line, indented.
-                line, col = span.line + 1, span.col + 2
-                text = "\n".join((" " * (col - 1) + ln if k else ln) for k, ln in enumerate(text.splitlines()))
-            else:
-                col = span.col + 1 if marks.file and self.sources.texts.get(marks.file, "") and \
-                    self._quoted_at(marks.file, span) else span.col
+            line, col, indent = scalar_origin(self.sources.texts.get(marks.file, ""), span)
+            text = reindent(value["rules"], indent)
             try:
                 body = parse_block_snippet(text, marks.file, line, col)
             except DiagnosticError as exc:
@@ -244,22 +345,22 @@ class GameLoader:
             return name
         return None
 
-    def _quoted_at(self, file: str, span: Span) -> bool:
-        lines = self.sources.texts[file].splitlines()
-        if 1 <= span.line <= len(lines):
-            line = lines[span.line - 1]
-            return 0 < span.col <= len(line) and line[span.col - 1] in "\"'"
-        return False
-
     # ---------------------------------------------------------------- the whole load
     def load(self) -> GameModel:
         data, marks = self.read_game_file()
+        self.load_variants(data, marks)
         files = self.parse_rules_files(data, marks)
-        if self.reporter.has_errors:
+        if self.reporter.has_errors:        # syntax errors: nothing sensible to check further
             raise DiagnosticError(self.reporter.diagnostics)
-        files.extend(self.extra_rules)
+        for spec in self.variant_specs:
+            # A part that cannot be replaced keeps the base version, so checking goes on.
+            files, diags = apply_rules(files, spec)
+            self.reporter.extend(diags)
         self.checker.collect(files)
         self.read_card_files(data, marks)
+        for spec in self.variant_specs:
+            self.apply_variant_cards(spec)
+            self.apply_variant_options(spec)
         cards = self.build_cards()
         self.checker.check()
         for kind in self.checker.kinds.values():
@@ -278,25 +379,66 @@ class GameLoader:
         if self.reporter.has_errors:
             raise DiagnosticError(self.reporter.diagnostics)
         checker = self.checker
-        variants = {}
-        for name, rel in data.get("variants", {}).items():
-            variants[name] = rel
         model = GameModel(
             id=data["id"], name=_localized(data["name"]), description=_localized(data.get("description")),
             players=players, path=os.path.abspath(self.game_path), rules_files=[f.path for f in files],
             options=checker.options, kinds=checker.kinds, field_types=checker.field_types,
             zones=checker.zones, vars=checker.vars, events=checker.events, procs=checker.procs,
             funcs=checker.funcs, triggers=checker.triggers, cards=cards, resolution=checker.res,
-            variants=variants, layout=data.get("layout", {}), max_steps=data.get("max_steps", 1_000_000),
+            variants=dict(data.get("variants", {})), applied_variants=[v.name for v in self.variant_specs],
+            layout=data.get("layout", {}), max_steps=data.get("max_steps", 1_000_000),
             sources=self.sources.texts, fingerprint=self.sources.fingerprint())
         model.warnings = [d for d in self.reporter.diagnostics if not d.is_error]
         model.checker = checker
+        model.option_overrides = dict(self.option_overrides)
+        model.variant_specs = list(self.variant_specs)
+        model.rules_ast = files
         return model
 
 
-def load_game_model(path: str, card_sets: list[str] = (), extra_rules: list = ()) -> GameModel:
-    """Load and check a game; raises DiagnosticError with every problem found."""
-    return GameLoader(path, card_sets, extra_rules).load()
+class VariantNotFound(ValueError):
+    def __init__(self, name: str, known: list[str]):
+        self.name = name
+        self.known = known
+        listing = ", ".join(known) if known else "none (the game file lists no variants)"
+        super().__init__(f"unknown variant `{name}` (not a variant of this game, nor a file); "
+                         f"variants: {listing}")
+
+
+@dataclass
+class _EntryMarks:
+    """Positions inside one card entry: `path` is relative to the entry; some keys may come
+    from a variant's `change:` (overrides: key -> (marks, path prefix))."""
+    marks: Marks
+    prefix: tuple
+    overrides: dict = field(default_factory=dict)
+
+    @property
+    def file(self) -> str:
+        return self.marks.file
+
+    def span(self, path, prefer_key: bool = False) -> Span:
+        path = tuple(path)
+        if path and path[0] in self.overrides:
+            marks, prefix = self.overrides[path[0]]
+            return marks.span(prefix + path, prefer_key)
+        return self.marks.span(self.prefix + path, prefer_key)
+
+
+@dataclass
+class _Entry:
+    entry: object
+    marks: _EntryMarks
+    label: tuple          # how messages name the entry: ("cards", 3) or ("cards", "add", 0)
+
+
+def load_game_model(path: str, card_sets: list[str] = (), variants: list[str] = ()) -> GameModel:
+    """Load and check a game (with card sets and variants, in order).
+
+    Raises DiagnosticError with every problem found, or VariantNotFound for a variant that
+    is neither a name the game lists nor a file.
+    """
+    return GameLoader(path, card_sets, variants).load()
 
 
 def option_value(model: GameModel, name: str, text: str):

@@ -159,6 +159,9 @@ class GameModel:
     fingerprint: str = ""
     warnings: list = field(default_factory=list)
     checker: object = None                          # to check expressions written later (scenarios)
+    option_overrides: dict = field(default_factory=dict)   # option values set by the applied variants
+    variant_specs: list = field(default_factory=list)      # the applied variants (for `rulesvm diff`)
+    rules_ast: list = field(default_factory=list)          # the rules files after variants
 
     def vars_of(self, scope: str) -> list[VarDef]:
         return sorted((v for v in self.vars.values() if v.scope == scope), key=lambda v: v.index)

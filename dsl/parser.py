@@ -60,7 +60,7 @@ def describe_expected(expected) -> str:
 
 
 KEYWORDS = {"kind", "zone", "var", "option", "event", "proc", "func", "ability", "phase",
-            "on", "when", "setup", "game", "let", "if", "elif", "else", "then", "for", "in",
+            "on", "as", "when", "setup", "game", "let", "if", "elif", "else", "then", "for", "in",
             "while", "repeat", "loop", "break", "continue", "return", "emit", "and", "or",
             "not", "true", "false", "none"}
 
@@ -136,7 +136,8 @@ class _Builder(Transformer):
     @v_args(meta=True)
     def trigger_decl(self, meta, c):
         names = tuple(c[1] or ())
-        return A.TriggerDecl(self._span(meta), str(c[0]), names, c[2], c[3])
+        label = str(c[2]) if c[2] is not None else None
+        return A.TriggerDecl(self._span(meta), str(c[0]), names, c[3], c[4], label)
 
     @v_args(meta=True)
     def setup_decl(self, meta, c):

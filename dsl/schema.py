@@ -223,8 +223,14 @@ def _best_branch(error):
     return error
 
 
-def validate(data, schema: dict, marks: Marks, code: str = "E010", path_prefix=()) -> list[Diagnostic]:
-    """Every schema violation of `data`, each at its position, deepest first per location."""
+def validate(data, schema: dict, marks: Marks, code: str = "E010", path_prefix=(),
+             label_prefix=None) -> list[Diagnostic]:
+    """Every schema violation of `data`, each at its position, deepest first per location.
+
+    `path_prefix` locates `data` inside its file (for positions); `label_prefix` names it in
+    messages (default: the same path).
+    """
+    label_prefix = path_prefix if label_prefix is None else tuple(label_prefix)
     validator = jsonschema.Draft202012Validator(schema)
     diags = []
     seen = set()
@@ -236,7 +242,7 @@ def validate(data, schema: dict, marks: Marks, code: str = "E010", path_prefix=(
             leafs = [_best_branch(error)]
         for leaf in leafs:
             path = path_prefix + tuple(leaf.absolute_path)
-            message, hint = _describe(leaf, path_prefix)
+            message, hint = _describe(leaf, label_prefix)
             prefer_key = leaf.validator in ("additionalProperties",)
             span = marks.span(path, prefer_key=False)
             if leaf.validator == "additionalProperties":

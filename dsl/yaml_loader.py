@@ -165,3 +165,37 @@ def _convert(node, path, marks: Marks, errors, budget, depth):
     except (yaml.YAMLError, ValueError) as exc:
         errors.append(Diagnostic("E003", f"invalid YAML value: {exc}", _span(marks.file, node)))
         return None
+
+
+def scalar_origin(text: str, span: Span) -> tuple[int, int, int]:
+    """Where a scalar's content starts in its file: (line, column, block indent or 0).
+
+    For a plain or quoted scalar that is its own position (after the quote); for a block
+    scalar (`|` or `>`) it is the first content line, at that line's indentation, which
+    is also the indentation YAML removed from every line.
+    """
+    lines = text.splitlines()
+    if not 1 <= span.line <= len(lines):
+        return span.line, span.col, 0
+    line = lines[span.line - 1]
+    ch = line[span.col - 1:span.col] if span.col >= 1 else ""
+    if ch in ("|", ">"):
+        for k in range(span.line, len(lines)):
+            content = lines[k]
+            if content.strip():
+                indent = len(content) - len(content.lstrip(" "))
+                return k + 1, indent + 1, indent
+        return span.line + 1, 1, 0
+    if ch in ("'", '"'):
+        return span.line, span.col + 1, 0
+    return span.line, span.col, 0
+
+
+def reindent(text: str, indent: int) -> str:
+    """Put back the indentation a block scalar lost, so columns match the file."""
+    if not indent:
+        return text
+    out = []
+    for k, ln in enumerate(text.split("\n")):
+        out.append(ln if k == 0 or not ln else " " * indent + ln)
+    return "\n".join(out)

@@ -58,8 +58,9 @@ def parse_option_overrides(model, pairs: list[str]) -> dict:
 def load_game(path: str, card_sets=(), variants=(), options: dict | None = None,
               set_pairs: list[str] = ()) -> Game:
     """Load, check and compile a game. Raises DiagnosticError (file problems) or ValueError (options)."""
-    model = load_game_model(path, list(card_sets))
-    values = dict(options or {})
+    model = load_game_model(path, list(card_sets), list(variants))
+    values = dict(model.option_overrides)
+    values.update(options or {})
     values.update(parse_option_overrides(model, list(set_pairs)))
     for name, value in values.items():
         if name not in model.options:
@@ -153,7 +154,8 @@ def save_match(match: Match, game: Game, path: str, agents: dict | None = None,
                specs: dict | None = None) -> None:
     """Write a save file: the game's files and options, the match state and each agent's state."""
     data = {"kind": SAVE_KIND, "game_path": os.path.relpath(game.path, os.path.dirname(os.path.abspath(path))),
-            "card_sets": [os.path.abspath(p) for p in game.card_sets], "variants": list(game.variants),
+            "card_sets": [os.path.abspath(p) for p in game.card_sets],
+            "variants": [v if v in game.model.variants else os.path.abspath(v) for v in game.variants],
             "options": {k: list(v) if isinstance(v, tuple) else v for k, v in game.options.items()},
             "match": match.to_json(),
             "agents": {str(s + 1): spec for s, spec in (specs or {}).items()},
@@ -194,13 +196,57 @@ def load_saved(path: str, sink=None, debug: bool = False) -> tuple[Game, Match, 
 
 # ---------------------------------------------------------------------- validation and info
 
-def validate_game(path: str, card_sets=()) -> list[Diagnostic]:
-    """Every diagnostic (errors and warnings) for one game file."""
+def validate_game(path: str, card_sets=(), variants=()) -> list[Diagnostic]:
+    """Every diagnostic (errors and warnings) for one game file (with card sets and variants)."""
     try:
-        model = load_game_model(path, list(card_sets))
+        model = load_game_model(path, list(card_sets), list(variants))
     except DiagnosticError as exc:
         return exc.diagnostics
     return list(getattr(model, "warnings", []))
+
+
+def validate_path(path: str, card_sets=()) -> list[Diagnostic]:
+    """Validate a game file (and each variant it lists, applied alone), or a variant file
+    (applied to the game its `base:` names)."""
+    from rulesvm.dsl.variants import load_variant
+    from rulesvm.dsl.yaml_loader import load_yaml_file
+    try:
+        data, _, _ = load_yaml_file(path, display_path(path))
+    except DiagnosticError as exc:
+        return exc.diagnostics
+    if isinstance(data, dict) and "variant" in data:
+        try:
+            spec = load_variant(path, display_path(path))
+        except DiagnosticError as exc:
+            return exc.diagnostics
+        base = spec.data.get("base")
+        if not base:
+            return [Diagnostic("E066", "a variant file checked on its own needs `base:` (its game file)",
+                               spec.marks.span(("variant",)), "or validate the game file that lists it")]
+        game_path = os.path.join(os.path.dirname(os.path.abspath(path)), base)
+        if not os.path.exists(game_path):
+            return [Diagnostic("E066", f"base game not found: {base}", spec.marks.span(("base",)))]
+        return validate_game(game_path, card_sets, [os.path.abspath(path)])
+    diags = validate_game(path, card_sets)
+    if any(d.is_error for d in diags) or not isinstance(data, dict):
+        return diags
+    for name in sorted((data.get("variants") or {})):
+        diags.extend(d for d in validate_game(path, card_sets, [name]) if d.is_error)
+    return diags
+
+
+def variant_descriptions(game: Game) -> dict:
+    """name -> description of each variant the game file lists (or the problem reading it)."""
+    from rulesvm.dsl.variants import load_variant
+    out = {}
+    base = os.path.dirname(game.path)
+    for name, rel in sorted(game.model.variants.items()):
+        try:
+            spec = load_variant(os.path.join(base, rel), rel)
+            out[name] = spec.description.get("en", "")
+        except DiagnosticError as exc:
+            out[name] = f"(cannot be read: {exc.diagnostics[0].message})"
+    return out
 
 
 def game_info(game: Game) -> dict:
@@ -223,7 +269,9 @@ def game_info(game: Game) -> dict:
                      else o.default, "value": _jsonable(game.program.options[o.name]), "doc": o.doc,
                      "range": list(o.range) if o.range else None,
                      "choices": list(o.choices) if o.choices else None} for o in m.options.values()],
-        "variants": [{"name": name, "path": rel} for name, rel in sorted(m.variants.items())],
+        "variants": [{"name": name, "path": rel, "description": variant_descriptions(game).get(name, "")}
+                     for name, rel in sorted(m.variants.items())],
+        "applied_variants": list(m.applied_variants),
         "zones": zones,
         "cards": {"total": m.card_count, "entries": len(m.cards), "by_kind": kinds},
         "kinds": {k.name: {f.name: str(f.type) for f in k.fields.values()} for k in m.kinds.values()},

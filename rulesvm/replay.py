@@ -105,11 +105,13 @@ def game_for_log(log: LoggedGame, game_path: str | None = None) -> api.Game:
     base = os.path.dirname(os.path.abspath(log.path))
     card_sets = [c if os.path.isabs(c) else os.path.normpath(os.path.join(base, c)) for c in start.get("card_sets", [])]
     options = {k: tuple(v) if isinstance(v, list) else v for k, v in (start.get("options") or {}).items()}
-    plain = api.load_game(game_path, card_sets, start.get("variants", []))
+    variants = [v if os.path.isabs(v) or not os.path.exists(os.path.join(base, v)) else os.path.join(base, v)
+                for v in start.get("variants", [])]
+    plain = api.load_game(game_path, card_sets, variants)
     if plain.model.id != start["game"]:
         raise DiagnosticError([Diagnostic("E054", f"this log is from the game `{start['game']}`, "
                                           f"not `{plain.model.id}`", Span(shown, 1, 1))])
-    game = api.load_game(game_path, card_sets, start.get("variants", []), options=options)
+    game = api.load_game(game_path, card_sets, variants, options=options)
     if start.get("cards") and start["cards"] != game.program.card_fingerprint:
         raise DiagnosticError([Diagnostic("E055", "the cards changed since this log was written (a card was added, "
                                           "removed or edited, or a card set differs)", Span(shown, 1, 1),

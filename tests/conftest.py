@@ -23,8 +23,9 @@ def game_files() -> list[str]:
         if path.endswith(".scenario.yaml"):
             continue
         with open(path, encoding="utf-8") as fh:
-            if "\nrules:" in "\n" + fh.read():
-                out.append(path)
+            head = "\n" + fh.read()
+        if "\nrules:" in head and "\nvariant:" not in head:
+            out.append(path)
     return out
 
 
