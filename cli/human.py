@@ -26,13 +26,13 @@ class QuitGame(Exception):
 class HumanAgent(Agent):
     name = "human"
 
-    def __init__(self, screen, read_line=input, on_save=None, history=None, clear_between: bool = False):
+    def __init__(self, screen, read_line=input, on_save=None, history=None, terminal: dict | None = None):
         self.screen = screen
         self.read_line = read_line
         self.on_save = on_save
         self.history = history
-        self.clear_between = clear_between
-        self._last_seat = None
+        # Shared by every human at this terminal: who answered last (to hand over in secret).
+        self.terminal = terminal
 
     def _ask(self, prompt: str) -> str:
         try:
@@ -45,31 +45,43 @@ class HumanAgent(Agent):
     def choose(self, view):
         out = self.screen.out
         seat = view.seat + 1
-        if self.clear_between and self._last_seat is not None and self._last_seat != seat:
-            out.clear()
-            self._ask(f"Pass the terminal to Player {seat} and press Enter ")
-        self._last_seat = seat
+        if self.terminal is not None:
+            last = self.terminal.get("seat")
+            if last is not None and last != seat:
+                out.clear()
+                self._ask(f"Pass the terminal to Player {seat} and press Enter ")
+            self.terminal["seat"] = seat
         obs = view.observation()
         out.print()
         out.print(Text(board_text(obs, seat)))
         d = view.decision
-        out.print(Text(f"Player {seat}: {d.prompt}", style="bold cyan"))
-        for i, option in enumerate(d.options, 1):
-            out.print(f"  {i:>2}) {option.label}")
+        out.print(Text(f"Player {seat}: {d.prompt}" + (" (secret)" if d.secret else ""), style="bold cyan"))
+        if d.help:
+            out.print(Text(f"  {d.help}", style="dim"))
+        if len(d.options) <= LONG_LIST:
+            self._list(d)
+        else:
+            out.print(f"  {len(d.options)} options: type one (e.g. `{d.options[0].label}`), or `list` to see them all")
         while True:
-            answer = self._ask(f"[{seat}] choose 1-{len(d.options)} (help for commands) > ").strip()
+            answer = self._ask(f"[{seat}] choose 1-{len(d.options)} or type an option (help for commands) > ").strip()
             if not answer:
                 continue
-            if answer.isdigit() and 1 <= int(answer) <= len(d.options):
-                return int(answer) - 1
+            index = _match_option(d, answer)
+            if index is not None:
+                if d.confirm and not self._confirm(d.options[index].label):
+                    continue
+                return index
             word, _, arg = answer.partition(" ")
             word = word.lower()
             if word in ("help", "?", "h"):
-                out.print("  a number   pick that option\n"
+                out.print("  a number   pick that option (or type the option itself)\n"
+                          "  list       list the options\n"
                           "  show ZONE  list a zone you may see (e.g. show hand)\n"
                           "  save       save the game (to the --save file)\n"
                           "  undo       take back your last decision\n"
                           "  quit       stop the game")
+            elif word == "list":
+                self._list(d)
             elif word == "show":
                 out.print(Text(_show_zone(obs, arg.strip(), seat)))
             elif word == "save":
@@ -88,7 +100,38 @@ class HumanAgent(Agent):
             elif word in ("quit", "exit", "q"):
                 raise QuitGame("quit")
             else:
-                out.print(f"  `{answer}` is not an option: type a number from 1 to {len(d.options)}, or help")
+                out.print(f"  `{answer}` is not an option: type a number from 1 to {len(d.options)}, "
+                          "an option, or help")
+
+    def _list(self, d) -> None:
+        for i, option in enumerate(d.options, 1):
+            self.screen.out.print(f"  {i:>2}) {option.label}")
+
+    def _confirm(self, label: str) -> bool:
+        answer = self._ask(f"  you chose: {label}. Commit it? [Y/n] ").strip().lower()
+        return answer in ("", "y", "yes")
+
+
+LONG_LIST = 20
+
+
+def _normal(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
+def _match_option(d, answer: str) -> int | None:
+    """An answer as an option: its number, its label (any case or spacing), or a unique prefix."""
+    if answer.isdigit():
+        k = int(answer)
+        return k - 1 if 1 <= k <= len(d.options) else None
+    want = _normal(answer)
+    labels = [_normal(o.label) for o in d.options]
+    if want in labels:
+        return labels.index(want)
+    starts = [i for i, lab in enumerate(labels) if lab.startswith(want)]
+    if len(starts) == 1 and len(want) >= 2:
+        return starts[0]
+    return None
 
 
 def _show_zone(obs: dict, name: str, seat: int) -> str:

@@ -177,9 +177,9 @@ def run(
         return f"saved to {save} (resume with `rulesvm resume {save}`)"
 
     history = api.UndoHistory(agents) if humans else None
+    terminal = {} if len(humans) > 1 else None
     for h in humans:
-        agents[h] = HumanAgent(screen, on_save=on_save if save else None, history=history,
-                               clear_between=len(humans) > 1)
+        agents[h] = HumanAgent(screen, on_save=on_save if save else None, history=history, terminal=terminal)
     try:
         match = api.new_game(g, n, seed, sink, debug, max_steps)
         if save_at is not None:
@@ -256,8 +256,9 @@ def resume(
         api.save_match(m, g, save_file, agents, seat_specs)
         return f"saved to {save_file}"
     history = api.UndoHistory(agents) if humans else None
+    terminal = {} if len(humans) > 1 else None
     for h in humans:
-        agents[h] = HumanAgent(screen, on_save=on_save, history=history, clear_between=len(humans) > 1)
+        agents[h] = HumanAgent(screen, on_save=on_save, history=history, terminal=terminal)
     screen.note(f"Resuming {g.name} after {match.decisions_made} decisions (seed {match.seed}).")
     try:
         result = api.play(match, agents, history=history)

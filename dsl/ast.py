@@ -181,6 +181,7 @@ class For:
     var: str
     iterable: Expr
     body: Block
+    simultaneous: bool = False   # `simultaneous for`: every decision inside is secret
 
 
 @node

@@ -193,7 +193,7 @@ class Checker:
             if f.name in fields:
                 self.r.error("E201", f"field `{f.name}` is declared twice in kind `{d.name}`", f.span)
                 continue
-            if f.name in CARD_PROPERTIES or f.name in ("count", "image", "text"):
+            if f.name in CARD_PROPERTIES or f.name in ("count", "image", "text", "faces"):
                 self.r.error("E202", f"`{f.name}` is a built-in card property and cannot be a field", f.span)
                 continue
             t = resolve_type(f.type, self.r)

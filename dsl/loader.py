@@ -25,7 +25,16 @@ from .variants import VariantSpec, apply_rules, load_variant
 from .yaml_loader import Marks, decode_text, load_yaml_file, reindent, scalar_origin
 
 DATA_FIELD_TYPES = {"int", "bool", "text", "ability", "list[int]", "list[text]", "list[bool]", "any"}
-RESERVED_CARD_KEYS = {"id", "kind", "name", "text", "count", "image"}
+RESERVED_CARD_KEYS = {"id", "kind", "name", "text", "count", "image", "faces"}
+
+
+def face_key(text: str) -> tuple[int, int | None]:
+    """`back 180` -> (1, 180); `back` -> (1, None), meaning any rotation not listed.
+
+    Side 0 is the front, 1 the back.
+    """
+    side, _, deg = text.partition(" ")
+    return (0 if side == "front" else 1), (int(deg) if deg else None)
 
 
 @dataclass
@@ -211,9 +220,32 @@ class GameLoader:
                     values[fname] = value
                 else:
                     values[fname] = fdef.default
+            faces = {}
+            for key, patch in (entry.get("faces") or {}).items():
+                if not isinstance(patch, dict):
+                    continue
+                face = {}
+                for fname, value in patch.items():
+                    if fname == "name":
+                        face["name"] = _localized(value)
+                        continue
+                    fdef = kind.fields.get(fname)
+                    if fdef is None:
+                        continue            # reported by the schema
+                    if fdef.type == ABILITY:
+                        value = self._ability_ref(f"{cid}@{key.replace(' ', '_')}", fname, value, marks,
+                                                  ("faces", key, fname))
+                    elif isinstance(value, list):
+                        value = tuple(value)
+                    face[fname] = value
+                try:
+                    faces[face_key(key)] = face
+                except ValueError:
+                    pass                    # reported by the schema
             count = entry.get("count", 1)
             cards.append(CardDef(cid, entry["kind"], _localized(entry.get("name")) or {"en": cid},
-                                 values, int(count) if isinstance(count, int) else 1, marks.file, marks.span(())))
+                                 values, int(count) if isinstance(count, int) else 1, marks.file, marks.span(()),
+                                 faces))
         return cards
 
     # ---------------------------------------------------------------- variants

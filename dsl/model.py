@@ -112,6 +112,7 @@ class CardDef:
     count: int
     source: str              # the file the entry came from
     span: Span
+    faces: dict = field(default_factory=dict)   # (side 0/1, turn) -> {field: value} by orientation
 
     @property
     def instance_ids(self) -> list[str]:

@@ -60,7 +60,7 @@ def describe_expected(expected) -> str:
 
 
 KEYWORDS = {"kind", "zone", "var", "option", "event", "proc", "func", "ability", "phase",
-            "on", "as", "when", "setup", "game", "let", "if", "elif", "else", "then", "for", "in",
+            "on", "as", "when", "setup", "game", "simultaneous", "let", "if", "elif", "else", "then", "for", "in",
             "while", "repeat", "loop", "break", "continue", "return", "emit", "and", "or",
             "not", "true", "false", "none"}
 
@@ -195,6 +195,10 @@ class _Builder(Transformer):
     @v_args(meta=True)
     def for_stmt(self, meta, c):
         return A.For(self._span(meta), str(c[0]), c[1], c[2])
+
+    @v_args(meta=True)
+    def simultaneous_stmt(self, meta, c):
+        return A.For(self._span(meta), str(c[0]), c[1], c[2], True)
 
     @v_args(meta=True)
     def while_stmt(self, meta, c):

@@ -43,9 +43,13 @@ CARD_ENTRY = {
         "text": LOCALIZED_TEXT,
         "count": {"type": "integer", "minimum": 1, "maximum": 1000, "description": "number of copies"},
         "image": {"type": "string"},
+        "faces": {"type": "object", "description": "field values by orientation: `front`, `front 180`, `back`, ...",
+                  "propertyNames": {"pattern": r"^(front|back)( (0|90|180|270))?$"},
+                  "additionalProperties": {"type": "object"}},
     },
     "additionalProperties": True,
 }
+FACE_KEY = r"^(front|back)( (0|90|180|270))?$"
 
 GAME_SCHEMA = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -109,10 +113,16 @@ def card_data_schema(kinds: dict) -> dict:
         props = dict(CARD_ENTRY["properties"])
         props["kind"] = {"const": kind}
         required = ["id", "kind"]
+        face_props = {}
         for name, (tname, arg, req) in fields.items():
             props[name] = field_json_schema(tname, arg)
+            face_props[name] = field_json_schema(tname, arg)
             if req:
                 required.append(name)
+        face_props["name"] = LOCALIZED_TEXT     # the name shown while the card lies this way
+        props["faces"] = {"type": "object", "propertyNames": {"pattern": FACE_KEY},
+                          "additionalProperties": {"type": "object", "properties": face_props,
+                                                   "additionalProperties": False}}
         branches.append({"if": {"properties": {"kind": {"const": kind}}},
                          "then": {"properties": props, "required": required, "additionalProperties": False}})
     return {

@@ -168,6 +168,26 @@ def _multiplicities(a):
     return run
 
 
+@implements("product")
+def _product(a):
+    import itertools
+    lists = a.fn("lists")
+    return lambda rt, L: tuple(itertools.product(*lists(rt, L)))
+
+
+@implements("permutations")
+def _permutations(a):
+    import itertools
+    xs, size = a.seq("items"), a.fn("size")
+    return lambda rt, L: tuple(itertools.permutations(xs(rt, L), size(rt, L)))
+
+
+@implements("join")
+def _join(a):
+    xs, sep = a.seq("items"), a.fn("separator")
+    return lambda rt, L: sep(rt, L).join(str(x) for x in xs(rt, L))
+
+
 @implements("first")
 def _first(a):
     if a.type("items") == ZONE:

@@ -10,6 +10,8 @@ saved and resumed. The game loop never sees the AST or Lark.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from rulesvm.dsl import ast as A
 from rulesvm.dsl.primitives import PRIMITIVES
 from rulesvm.dsl.types import ANY, CARD, PLAYER, ZONE, Type
@@ -44,6 +46,14 @@ class Compiler:
                 card_kinds.append(cd.kind)
                 card_defs.append(cd)
         card_fields = {name: [cd.fields.get(name) for cd in card_defs] for name in m.field_types}
+        # Names and fields that depend on the card's orientation: per card, (side, turn) -> value.
+        face_names = [{k: face["name"].get("en", cd.id) for k, face in cd.faces.items() if "name" in face} or None
+                      for cd in card_defs]
+        face_fields = {}
+        for name in m.field_types:
+            table = [{k: face[name] for k, face in cd.faces.items() if name in face} or None for cd in card_defs]
+            if any(t is not None for t in table):
+                face_fields[name] = table
         max_players = m.players[1]
         zones, zone_names, zone_owner, zone_info = [], [], [], []
         shared = [z for z in sorted(m.zones.values(), key=lambda z: z.index) if not z.per_player]
@@ -59,7 +69,8 @@ class Compiler:
         self.prog = Program(
             model=m, options=dict(self.options), max_players=max_players, card_ids=card_ids,
             card_names=card_names, card_kinds=card_kinds, card_fields=card_fields, card_defs=card_defs,
-            card_by_id={iid: i for i, iid in enumerate(card_ids)}, zones=zones, zone_names=zone_names,
+            card_by_id={iid: i for i, iid in enumerate(card_ids)}, face_fields=face_fields,
+            face_names=face_names if any(face_names) else None, zones=zones, zone_names=zone_names,
             zone_owner=zone_owner, zone_info=zone_info, nzones=len(zone_names), procs={}, triggers={},
             var_defaults={}, var_names={}, fingerprint=m.fingerprint, max_steps=m.max_steps)
         self.prog.card_fingerprint = _card_fingerprint(card_ids, card_kinds, card_defs)
@@ -220,6 +231,8 @@ class Compiler:
         elif isinstance(s, A.For):
             slot = self.res.slots[s]
             seq = self.list_expr(s.iterable)
+            if s.simultaneous:
+                cb.secrecy(+1, s.span)
             cb.for_init(seq, slot, s.iterable.span)
             head = cb.here()
             nxt = cb.for_next(slot, s.span)
@@ -229,6 +242,8 @@ class Compiler:
             end = cb.here()
             cb.patch(nxt, end)
             ctx.close(cb, end)
+            if s.simultaneous:
+                cb.secrecy(-1, s.span)
         elif isinstance(s, A.Repeat):
             slot = self.res.slots[s]
             cb.repeat_init(self.expr(s.count), slot, s.count.span)
@@ -325,10 +340,20 @@ class Compiler:
             fmt = formatter(elem_t or ANY, lambda: self.prog)
             label = lambda rt, L: (lambda v: fmt(v, rt))
         secret = self.expr(get["secret"]) if get.get("secret") is not None else None
-        return get, options, by, prompt, label, secret
+        help_ = self.expr(get["help"]) if get.get("help") is not None else None
+        confirm = self.expr(get["confirm"]) if get.get("confirm") is not None else None
+
+        def finish(d: Decision, rt, L) -> Decision:
+            extra = {}
+            if help_ is not None:
+                extra["help"] = str(help_(rt, L) or "")
+            if confirm is not None:
+                extra["confirm"] = bool(confirm(rt, L))
+            return replace(d, **extra) if extra else d
+        return get, options, by, prompt, label, secret, finish
 
     def _vchoose(self, call, args, slot, cb) -> None:
-        get, options, by, prompt, label, secret = self._decision_common(call, args)
+        get, options, by, prompt, label, secret, finish = self._decision_common(call, args)
         pass_label = self.expr(get["pass"]) if get["pass"] is not None else None
         span = call.span
 
@@ -345,12 +370,12 @@ class Compiler:
             if not opts:
                 raise RulesRuntimeError("`choose` has no options to offer", span, None, "R007",
                                         "check that the list is not empty first, or give a `pass:` option")
-            return Decision(player, str(prompt(rt, L)), tuple(opts), "choose",
-                            bool(secret(rt, L)) if secret is not None else False)
+            return finish(Decision(player, str(prompt(rt, L)), tuple(opts), "choose",
+                                   bool(secret(rt, L)) if secret is not None else False), rt, L)
         cb.decide(build, slot, span)
 
     def _vchoose_many(self, call, args, slot, cb) -> None:
-        get, options, by, prompt, label, secret = self._decision_common(call, args)
+        get, options, by, prompt, label, secret, finish = self._decision_common(call, args)
         lo = self.expr(get["min"]) if get["min"] is not None else (lambda rt, L: 0)
         hi = self.expr(get["max"]) if get["max"] is not None else (lambda rt, L: None)
         done = self.expr(get["done"]) if get["done"] is not None else (lambda rt, L: "Done")
@@ -377,8 +402,8 @@ class Compiler:
             text = str(prompt(rt, L))
             if high > 1:
                 text += f" ({len(picked) + 1} of {'up to ' if low < high else ''}{high})"
-            return Decision(player, text, tuple(opts), "choose_many",
-                            bool(secret(rt, L)) if secret is not None else False, tuple(picked))
+            return finish(Decision(player, text, tuple(opts), "choose_many",
+                                   bool(secret(rt, L)) if secret is not None else False, tuple(picked)), rt, L)
         cb.decide_many(build, work, slot, span)
 
     # ================================================================ direct statements
@@ -669,11 +694,32 @@ class Compiler:
             return lambda rt, L: rt.st.cvars[i][obj(rt, L)]
         if kind == "field":
             values = self.prog.card_fields[detail]
+            faced = self.prog.face_fields.get(detail)
+            backs = [any(side == 1 for side, _ in cd.faces) for cd in self.prog.card_defs]
+            if faced is None:
+                def field(rt, L):
+                    c = obj(rt, L)
+                    return None if c is None else values[c]
+                return field
 
-            def field(rt, L):
+            def faced_field(rt, L):
+                # The value printed on the side and end of the card that is up now.
                 c = obj(rt, L)
-                return None if c is None else values[c]
-            return field
+                if c is None:
+                    return None
+                faces = faced[c]
+                if faces is not None:
+                    st = rt.st
+                    # A single-sided card face down is still read by its front.
+                    side = 0 if st.faceup[c] or not backs[c] else 1
+                    key = (side, st.turn[c])
+                    if key in faces:
+                        return faces[key]
+                    key = (side, None)
+                    if key in faces:
+                        return faces[key]
+                return values[c]
+            return faced_field
         if kind == "pprop":
             return lambda rt, L: obj(rt, L) + 1
         return B.card_property(self, detail, obj)
@@ -956,6 +1002,17 @@ class _CodeBuilder:
             return ins
         return self._add(make, span)
 
+    def secrecy(self, delta: int, span) -> None:
+        """Enter (+1) or leave (-1) a `simultaneous` block: decisions in it are secret."""
+        def make(i, t, fix):
+            nxt = i + 1
+
+            def ins(rt, fr):
+                fr.secret += delta
+                fr.pc = nxt
+            return ins
+        self._add(make, span)
+
     def repeat_init(self, count, slot: int, span) -> None:
         def make(i, t, fix):
             nxt = i + 1
@@ -1046,6 +1103,8 @@ class _CodeBuilder:
             def ins(rt, fr):
                 d = build(rt, fr.locals)
                 fr.pc = nxt
+                if not d.secret and _in_simultaneous(rt):
+                    d = replace(d, secret=True)
                 if len(d.options) == 1:
                     # The rules leave no choice: take it without asking.
                     if target >= 0:
@@ -1088,6 +1147,8 @@ class _CodeBuilder:
                     if len(d.options) == 1 and d.options[0].value != DONE:
                         L[w] = L[w] + (d.options[0].value,)
                         continue
+                    if not d.secret and _in_simultaneous(rt):
+                        d = replace(d, secret=True)
                     rt.st.pending = d
                     rt.st.pending_slot = (w, target)
                     return
@@ -1110,6 +1171,10 @@ class _CodeBuilder:
         code = [make(i, self.targets, fix) for i, (make, _) in enumerate(self.ops)]
         spans = [span for _, span in self.ops]
         return code, spans
+
+
+def _in_simultaneous(rt) -> bool:
+    return any(f.secret for f in rt.st.frames)
 
 
 def _return(rt, fr, value) -> None:

@@ -16,20 +16,23 @@ def player_name(p) -> str:
 def formatter(t: Type, prog_ref):
     """A function value -> text for values of static type t. `prog_ref()` gives the program."""
     if t == CARD:
-        names = prog_ref().card_names
-        return lambda v, rt=None: "none" if v is None else names[v]
+        def card_text(v, rt=None):
+            if v is None:
+                return "none"
+            prog = prog_ref()
+            return prog.display_name(rt.st, v) if rt is not None else prog.card_names[v]
+        return card_text
     if t == PLAYER:
         return lambda v, rt=None: player_name(v)
     if t == BOOL:
         return lambda v, rt=None: "none" if v is None else ("true" if v else "false")
     if t == ZONE:
-        names = prog_ref().card_names
-
         def zone_text(z, rt=None):
             if rt is None or z is None:
                 return "a zone"
             cards = rt.st.zones[z]
-            return ", ".join(names[c] for c in cards) if cards else "nothing"
+            prog = prog_ref()
+            return ", ".join(prog.display_name(rt.st, c) for c in cards) if cards else "nothing"
         return zone_text
     if t.name == "list":
         inner = formatter(t.elem, prog_ref) if t.elem is not None else (lambda v, rt=None: plain(v))

@@ -29,6 +29,23 @@ def _value(v, t, prog):
     return v
 
 
+def field_value(prog, st, card: int, name: str):
+    """A printed field as the card lies now (orientation-dependent values from `faces`)."""
+    table = prog.face_fields.get(name)
+    faces = table[card] if table is not None else None
+    if faces:
+        side = 0 if st.faceup[card] or not has_back(prog, card) else 1
+        for key in ((side, st.turn[card]), (side, None)):
+            if key in faces:
+                return faces[key]
+    return prog.card_fields[name][card]
+
+
+def has_back(prog, card: int) -> bool:
+    """A double-sided card: its back carries data, so a card lying back up is readable."""
+    return any(side == 1 for side, _ in prog.card_defs[card].faces)
+
+
 def can_see_card(prog, st, card: int, zone: int, seat: int) -> bool:
     """Can `seat` (0-based; -1 = everything) see the face of `card` in `zone`?"""
     if seat < 0:
@@ -40,7 +57,7 @@ def can_see_card(prog, st, card: int, zone: int, seat: int) -> bool:
     if info.visible == "owner":
         # Cards held by their owner (a hand) are seen by the owner whichever way they lie.
         return owner == seat
-    if not st.faceup[card]:
+    if not st.faceup[card] and not has_back(prog, card):
         return info.facedown_visible == "all" or (info.facedown_visible == "owner" and owner == seat)
     return True
 
@@ -48,14 +65,16 @@ def can_see_card(prog, st, card: int, zone: int, seat: int) -> bool:
 def card_view(prog, st, card: int, visible: bool, held: bool = False) -> dict:
     """One card as a seat sees it; `held` cards (in a hand) have no face-up/down state."""
     if not visible:
-        return {"facedown": True, "turn": st.turn[card]} if st.turn[card] else {"facedown": True}
+        # A card back shows whether the card lies sideways, not which end points where.
+        return {"facedown": True, "turn": 90} if st.turn[card] % 180 == 90 else {"facedown": True}
     cd = prog.card_defs[card]
-    view = {"id": prog.card_ids[card], "name": prog.card_names[card], "kind": prog.card_kinds[card]}
+    view = {"id": prog.card_ids[card], "name": prog.display_name(st, card), "kind": prog.card_kinds[card]}
     if not st.faceup[card] and not held:
-        view["facedown"] = True
+        view["side" if has_back(prog, card) else "facedown"] = "back" if has_back(prog, card) else True
     if st.turn[card]:
         view["turn"] = st.turn[card]
-    for name, value in cd.fields.items():
+    for name in cd.fields:
+        value = field_value(prog, st, card, name)
         view[name] = list(value) if isinstance(value, tuple) else value
     model = prog.model
     for var in model.vars_of("card"):

@@ -48,6 +48,8 @@ class Program:
     card_fields: dict         # field name -> list indexed by card id
     card_defs: list           # card id -> CardDef
     card_by_id: dict          # instance id text -> card id
+    face_fields: dict         # field name -> per card: {(side, turn): value} or None
+    face_names: list | None   # per card: {(side, turn): display name} or None; None if no card has any
     zones: list               # of ZoneInfo, declaration order
     zone_names: list          # zone index -> "hand[2]" style name
     zone_owner: list          # zone index -> player or None
@@ -61,6 +63,18 @@ class Program:
     max_steps: int
     compiler: object = None   # compiles expressions written after loading (scenario checks)
     card_fingerprint: str = ""
+
+    def display_name(self, st, card: int) -> str:
+        """The card's name as it lies now (a card may name each orientation differently)."""
+        if self.face_names is not None:
+            names = self.face_names[card]
+            if names:
+                has_back = any(side == 1 for side, _ in self.card_defs[card].faces)
+                side = 0 if st.faceup[card] or not has_back else 1
+                for key in ((side, st.turn[card]), (side, None)):
+                    if key in names:
+                        return names[key]
+        return self.card_names[card]
 
     def zone_index(self, name: str, player: int | None = None) -> int:
         for z in self.zones:

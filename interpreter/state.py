@@ -28,6 +28,8 @@ class Decision:
     kind: str = "choose"        # "choose" or "choose_many"
     secret: bool = False        # the choice is hidden from other players until revealed
     picked: tuple = ()          # choose_many: what was picked so far
+    help: str = ""              # a line interactive front ends show (e.g. codes to type)
+    confirm: bool = False       # interactive front ends ask to confirm before committing
 
     @property
     def labels(self) -> list[str]:
@@ -35,17 +37,19 @@ class Decision:
 
 
 class Frame:
-    """One active procedure: its compiled code, where it is, and its local slots."""
-    __slots__ = ("proc", "pc", "locals", "ret_slot")
+    """One active procedure: its compiled code, where it is, its local slots, and how many
+    `simultaneous` blocks it is inside (decisions made there are secret)."""
+    __slots__ = ("proc", "pc", "locals", "ret_slot", "secret")
 
-    def __init__(self, proc, pc: int, locals_: list, ret_slot: int = -1):
+    def __init__(self, proc, pc: int, locals_: list, ret_slot: int = -1, secret: int = 0):
         self.proc = proc
         self.pc = pc
         self.locals = locals_
         self.ret_slot = ret_slot
+        self.secret = secret
 
     def copy(self) -> "Frame":
-        return Frame(self.proc, self.pc, self.locals[:], self.ret_slot)
+        return Frame(self.proc, self.pc, self.locals[:], self.ret_slot, self.secret)
 
 
 class GameState:
@@ -91,14 +95,14 @@ def state_to_json(st: GameState) -> dict:
     if st.pending is not None:
         d = st.pending
         pending = {"player": d.player, "prompt": d.prompt, "kind": d.kind, "secret": d.secret,
-                   "picked": _to_json_value(d.picked),
+                   "picked": _to_json_value(d.picked), "help": d.help, "confirm": d.confirm,
                    "options": [[o.label, _to_json_value(o.value)] for o in d.options]}
     return {
         "zones": st.zones, "where": st.where, "faceup": st.faceup, "turn": st.turn,
         "gvars": _to_json_value(st.gvars), "pvars": _to_json_value(st.pvars),
         "cvars": _to_json_value(st.cvars), "rng": str(st.rng),
-        "frames": [{"proc": f.proc.name, "pc": f.pc, "locals": _to_json_value(f.locals), "ret": f.ret_slot}
-                   for f in st.frames],
+        "frames": [{"proc": f.proc.name, "pc": f.pc, "locals": _to_json_value(f.locals), "ret": f.ret_slot,
+                    "secret": f.secret} for f in st.frames],
         "pending": pending, "pending_slot": st.pending_slot,
         "result": st.result, "decisions": st.decisions,
     }
@@ -115,11 +119,12 @@ def state_from_json(data: dict, procs: dict) -> GameState:
     s.pvars = _from_json_value(data["pvars"])
     s.cvars = _from_json_value(data["cvars"])
     s.rng = int(data["rng"])
-    s.frames = [Frame(procs[f["proc"]], f["pc"], _from_json_value(f["locals"]), f["ret"]) for f in data["frames"]]
+    s.frames = [Frame(procs[f["proc"]], f["pc"], _from_json_value(f["locals"]), f["ret"], f.get("secret", 0))
+                for f in data["frames"]]
     p = data["pending"]
     s.pending = None if p is None else Decision(
         p["player"], p["prompt"], tuple(Option(lbl, _from_json_value(v)) for lbl, v in p["options"]),
-        p["kind"], p["secret"], _from_json_value(p["picked"]))
+        p["kind"], p["secret"], _from_json_value(p["picked"]), p.get("help", ""), p.get("confirm", False))
     slot = data["pending_slot"]
     s.pending_slot = tuple(slot) if isinstance(slot, list) else slot
     s.result = data["result"]

@@ -23,6 +23,7 @@ ROOT = os.path.dirname(HERE)
 PLAYTHROUGHS = [
     ("games/giant_king.yaml", 4, 1),
     ("games/giant_king.yaml", 3, 2),
+    ("games/mach_struggle.yaml", 2, 1),
 ]
 
 
