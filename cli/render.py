@@ -210,7 +210,7 @@ def board_text(obs: dict, seat: int) -> str:
     lines.append(f"== Player {seat} (you) ==")
     for name, by_seat in per.items():
         view = by_seat[str(seat)]
-        if view["count"] or "cards" in view:
+        if _count(view) or (isinstance(view, dict) and "cards" in view):
             lines.append(f"  {name}: {_zone_text(view)}")
     for name, value in obs["player_vars"].items():
         mine = value.get(str(seat))
@@ -222,7 +222,7 @@ def board_text(obs: dict, seat: int) -> str:
         parts = []
         for name, by_seat in per.items():
             view = by_seat[str(other)]
-            if view["count"]:
+            if _count(view):
                 parts.append(f"{name}: {_zone_text(view)}")
         lines.append(f"== Player {other} ==  " + ("; ".join(parts) if parts else "(nothing)"))
     if shared:
@@ -230,7 +230,7 @@ def board_text(obs: dict, seat: int) -> str:
         for name, view in shared.items():
             if name == "box":
                 continue
-            if view["count"]:
+            if _count(view):
                 lines.append(f"  {name}: {_zone_text(view)}")
     gv = [f"{k}={_var_text(v)}" for k, v in obs["vars"].items() if _interesting(v)]
     if gv:
@@ -252,7 +252,7 @@ def full_state_text(obs: dict) -> str:
                 lines.append(f"  {name}: {_var_text(value[str(p)])}")
     lines.append("== Table ==")
     for name, view in zones.items():
-        if name not in per and name != "box" and view["count"]:
+        if name not in per and name != "box" and _count(view):
             lines.append(f"  {name}: {_zone_text(view)}")
     gv = [f"{k}={_var_text(v)}" for k, v in obs["vars"].items() if _interesting(v)]
     if gv:
@@ -263,11 +263,15 @@ def full_state_text(obs: dict) -> str:
     return "\n".join(lines)
 
 
-def _is_per_player(view: dict, players: int) -> bool:
+def _is_per_player(view, players: int) -> bool:
     return isinstance(view, dict) and "count" not in view and set(view) == {str(p) for p in range(1, players + 1)}
 
 
-def _zone_text(view: dict) -> str:
+def _zone_text(view) -> str:
+    if isinstance(view, list):          # an indexed family: its zones by index (rows for a grid)
+        if view and isinstance(view[0], list):
+            return " / ".join("[" + " | ".join(_zone_text(v) for v in row) + "]" for row in view)
+        return " | ".join(f"{i}: {_zone_text(v)}" for i, v in enumerate(view) if _count(v)) or "empty"
     if "cards" not in view:
         return f"{view['count']} card(s)"
     if not view["cards"]:
@@ -281,6 +285,12 @@ def _zone_text(view: dict) -> str:
             extra += f" (turned {c['turn']})" if c.get("turn") else ""
             names.append(c["name"] + extra)
     return ", ".join(names)
+
+
+def _count(view) -> int:
+    if isinstance(view, list):
+        return sum(_count(v) for v in view)
+    return view["count"]
 
 
 def _interesting(v) -> bool:

@@ -97,6 +97,16 @@ def const_value(expr: A.Expr, reporter: Reporter, what: str):
     return None
 
 
+def _zone_args(zone, example: bool = False) -> str:
+    params = zone.call_params
+    if example:
+        return ", ".join("p" if p == "player" else "i" if len(zone.dims) == 1 else ("col", "row")[k - (1 if zone.per_player else 0)]
+                         for k, p in enumerate(params))
+    words = (["a player"] if zone.per_player else []) + \
+        (["an index"] if len(zone.dims) == 1 else ["a column and a row"] if zone.dims else [])
+    return " and ".join(words)
+
+
 def a_(t) -> str:
     """A type with its article, for messages: "an int", "a card"."""
     text = str(t)
@@ -263,11 +273,22 @@ class Checker:
             self.r.error("E205", "`visible(owner)` needs a `per_player` zone (a shared zone has no owner)",
                          mods["visible"].span)
         arrive = "up" if "faceup" in mods else "down" if "facedown" in mods else None
-        for name in ("per_player", "ordered", "hidden", "faceup", "facedown"):
+        for name in ("per_player", "ordered", "hidden", "faceup", "facedown", "compact"):
             if name in mods and mods[name].args:
                 self.r.error("E305", f"`{name}` takes no arguments", mods[name].span)
+        dims: tuple = ()
+        if "indexed" in mods:
+            sizes = [const_value(a, self.r, "a zone size") for a in mods["indexed"].args]
+            if not 1 <= len(sizes) <= 2 or not all(isinstance(s, int) and not isinstance(s, bool) and 1 <= s <= 64
+                                                   for s in sizes):
+                self.r.error("E305", "`indexed` takes one or two sizes from 1 to 64: `indexed(6)`, `indexed(4, 5)`",
+                             mods["indexed"].span)
+            else:
+                dims = tuple(sizes)
+        if "compact" in mods and len(dims) != 1:
+            self.r.error("E205", "`compact` needs a row of zones: `indexed(n), compact`", mods["compact"].span)
         self.zones[d.name] = ZoneDef(d.name, len(self.zones), per_player, "ordered" in mods, visible == "none",
-                                     visible, facedown, arrive, d.span)
+                                     visible, facedown, arrive, d.span, dims, "compact" in mods and len(dims) == 1)
 
     def _collect_var(self, d: A.VarDecl) -> None:
         if not self._claim(d.name, "variable", d.span):
@@ -705,8 +726,9 @@ class Checker:
             return self.options[e.id].type
         zone = self.zones.get(e.id)
         if zone is not None:
-            if zone.per_player:
-                self.r.error("E215", f"zone `{e.id}` is per player: write `{e.id}(p)` for a player p", e.span)
+            if zone.call_params:
+                self.r.error("E215", f"zone `{e.id}` needs {_zone_args(zone)}: write `{e.id}({_zone_args(zone, True)})`",
+                             e.span)
                 return ZONE
             self.res.names[e] = ("zone", e.id)
             return ZONE
@@ -843,13 +865,16 @@ class Checker:
         if zone is not None:
             for a in e.args:
                 self.expr(a, scope, frame)
-            if not zone.per_player:
+            params = zone.call_params
+            if not params:
                 self.r.error("E215", f"zone `{name}` is shared: write `{name}` without arguments", e.span)
                 return ZONE
-            if len(e.args) != 1 or e.kwargs:
-                self.r.error("E305", f"zone `{name}` takes one player: `{name}(p)`", e.span)
+            if len(e.args) != len(params) or e.kwargs:
+                self.r.error("E305", f"zone `{name}` takes {_zone_args(zone)}: `{name}({_zone_args(zone, True)})`",
+                             e.span)
                 return ZONE
-            self._expect(self.res.types[e.args[0]], PLAYER, e.args[0], f"the player of zone `{name}`")
+            for a, what in zip(e.args, params):
+                self._expect(self.res.types[a], PLAYER if what == "player" else INT, a, f"the {what} of zone `{name}`")
             self.res.calls[e] = ("zone", name, tuple(e.args))
             return ZONE
         for a in e.args:

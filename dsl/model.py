@@ -42,6 +42,13 @@ class ZoneDef:
     facedown_visible: str    # who also sees face-down cards: "none", "owner", "all"
     arrive_face: str | None  # "up", "down" or None (keep)
     span: Span
+    dims: tuple = ()         # `indexed(n)` or `indexed(cols, rows)`: a family of zones
+    compact: bool = False    # empty zones of the family close up to the left at once
+
+    @property
+    def call_params(self) -> list[str]:
+        """What `name(...)` takes: a player if per player, then one index per dimension."""
+        return (["player"] if self.per_player else []) + ["index"] * len(self.dims)
 
 
 @dataclass(frozen=True)

@@ -234,6 +234,10 @@ ZONE_MODIFIERS = {
     "hidden": "nobody sees the cards, only how many there are (a deck)",
     "visible": "who sees the face-up cards: `visible(all)` or `visible(owner)`",
     "facedown_visible": "who also sees face-down cards: `facedown_visible(owner)`",
+    "indexed": "a family of zones numbered from 0: `indexed(6)` (columns, score places) or "
+               "`indexed(4, 5)` (a grid: `cell(col, row)`)",
+    "compact": "with `indexed(n)`: whenever a zone of the family is empty, the zones after it close up "
+               "to the left (a play area that compacts)",
     "faceup": "cards arriving in the zone are turned face up",
     "facedown": "cards arriving in the zone are turned face down",
 }

@@ -58,14 +58,28 @@ class Compiler:
         zones, zone_names, zone_owner, zone_info = [], [], [], []
         shared = [z for z in sorted(m.zones.values(), key=lambda z: z.index) if not z.per_player]
         per_player = [z for z in sorted(m.zones.values(), key=lambda z: z.index) if z.per_player]
+        families = []      # (first zone index, number of zones) of each compacting row
         for z in shared + per_player:
+            size = 1
+            for d in z.dims:
+                size *= d
             info = ZoneInfo(z.name, z.per_player, z.ordered, z.hidden, z.visible, z.facedown_visible,
-                            z.arrive_face, len(zone_names))
+                            z.arrive_face, len(zone_names), z.dims, size, z.compact)
             zones.append(info)
             for p in range(max_players if z.per_player else 1):
-                zone_names.append(f"{z.name}[{p + 1}]" if z.per_player else z.name)
-                zone_owner.append(p if z.per_player else None)
-                zone_info.append(info)
+                if z.compact:
+                    families.append((len(zone_names), size))
+                for k in range(size):
+                    seat = f"[{p + 1}]" if z.per_player else ""
+                    if len(z.dims) == 1:
+                        where = f"({k})"
+                    elif len(z.dims) == 2:
+                        where = f"({k % z.dims[0]},{k // z.dims[0]})"
+                    else:
+                        where = ""
+                    zone_names.append(f"{z.name}{seat}{where}")
+                    zone_owner.append(p if z.per_player else None)
+                    zone_info.append(info)
         self.prog = Program(
             model=m, options=dict(self.options), max_players=max_players, card_ids=card_ids,
             card_names=card_names, card_kinds=card_kinds, card_fields=card_fields, card_defs=card_defs,
@@ -74,6 +88,10 @@ class Compiler:
             zone_owner=zone_owner, zone_info=zone_info, nzones=len(zone_names), procs={}, triggers={},
             var_defaults={}, var_names={}, fingerprint=m.fingerprint, max_steps=m.max_steps)
         self.prog.card_fingerprint = _card_fingerprint(card_ids, card_kinds, card_defs)
+        self.prog.compact_family = [None] * len(zone_names)
+        for first, size in families:
+            for k in range(size):
+                self.prog.compact_family[first + k] = (first, size)
         self.zone_base = {z.name: z.base for z in zones}
         self._analyse_suspension()
         for proc in m.procs.values():
@@ -815,19 +833,48 @@ class Compiler:
                 return bodies[name](rt, [a(rt, L) for a in args] + pad)
             return call
         if kind[0] == "zone":
-            base = self.zone_base[kind[1]]
-            p = self.expr(kind[2][0])
-            span = e.span
-
-            def zone(rt, L):
-                who = p(rt, L)
-                if who is None:
-                    raise RulesRuntimeError(f"zone `{kind[1]}` of none", span, None, "R008")
-                return base + who
-            return zone
+            return self._zone_call(e, kind[1], [self.expr(a) for a in kind[2]])
         if kind[0] == "prim":
             return B.compile_primitive(self, e, kind[2])
         raise AssertionError(kind)  # pragma: no cover
+
+    def _zone_call(self, e, name: str, args: list):
+        """`hand(p)`, `column(i)`, `cell(col, row)`, `slot(p, i)` -> a zone index, bounds checked."""
+        info = next(z for z in self.prog.zones if z.name == name)
+        base, size, dims = info.base, info.size, info.dims
+        span = e.span
+        per_player = info.per_player
+
+        def zone(rt, L):
+            values = [a(rt, L) for a in args]
+            if any(v is None for v in values):
+                raise RulesRuntimeError(f"zone `{name}` of none", span, None, "R008")
+            k = 0
+            if per_player:
+                k = values[0] * size
+                values = values[1:]
+            if len(dims) == 1:
+                if not 0 <= values[0] < dims[0]:
+                    raise RulesRuntimeError(f"`{name}({values[0]})` does not exist: indexes are 0 to {dims[0] - 1}",
+                                            span, None, "R009")
+                k += values[0]
+            elif len(dims) == 2:
+                col, row = values
+                if not (0 <= col < dims[0] and 0 <= row < dims[1]):
+                    raise RulesRuntimeError(f"`{name}({col}, {row})` does not exist: the grid is {dims[0]} x "
+                                            f"{dims[1]} (from 0)", span, None, "R009")
+                k += row * dims[0] + col
+            return base + k
+        if per_player and not dims:
+            p = args[0]
+
+            def player_zone(rt, L):
+                who = p(rt, L)
+                if who is None:
+                    raise RulesRuntimeError(f"zone `{name}` of none", span, None, "R008")
+                return base + who
+            return player_zone
+        return zone
 
     def _func_bodies(self) -> dict:
         if not hasattr(self, "_bodies"):

@@ -226,6 +226,9 @@ class Match:
             st.faceup[c] = up
         for c, deg in (turns or {}).items():
             st.turn[c] = deg % 360
+        family = prog.compact_family[zone]
+        if family is not None:
+            self.rt.compact(*family)
 
     # ------------------------------------------------------------------ copies
     def snapshot(self) -> GameState:

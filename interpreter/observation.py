@@ -96,6 +96,17 @@ def zone_view(prog, st, zone: int, seat: int) -> dict:
                       for c in seq]}
 
 
+def _family_view(prog, st, info, first: int, seat: int):
+    """One zone, or an indexed family: a list by index (1D), or rows of columns (2D)."""
+    if not info.dims:
+        return zone_view(prog, st, first, seat)
+    views = [zone_view(prog, st, first + k, seat) for k in range(info.size)]
+    if len(info.dims) == 1:
+        return views
+    cols = info.dims[0]
+    return [views[r * cols:(r + 1) * cols] for r in range(info.dims[1])]
+
+
 def observe(match, seat: int) -> dict:
     """The observation of `seat` (0-based); seat -1 sees everything (replays, debugging)."""
     prog, st = match.program, match.state
@@ -103,9 +114,10 @@ def observe(match, seat: int) -> dict:
     zones: dict = {}
     for info in prog.zones:
         if info.per_player:
-            zones[info.name] = {str(p + 1): zone_view(prog, st, info.base + p, seat) for p in range(match.players)}
+            zones[info.name] = {str(p + 1): _family_view(prog, st, info, info.base + p * info.size, seat)
+                                for p in range(match.players)}
         else:
-            zones[info.name] = zone_view(prog, st, info.base, seat)
+            zones[info.name] = _family_view(prog, st, info, info.base, seat)
     gvars = {v.name: _value(st.gvars[v.index], v.type, prog) for v in model.vars_of("global")}
     pvars: dict = {}
     for v in model.vars_of("player"):

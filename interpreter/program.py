@@ -35,6 +35,9 @@ class ZoneInfo:
     facedown_visible: str
     arrive_face: str | None
     base: int          # first zone index
+    dims: tuple = ()   # sizes of an indexed family: (n,) or (cols, rows)
+    size: int = 1      # zones per player (or in all, if shared)
+    compact: bool = False
 
 
 @dataclass
@@ -63,6 +66,7 @@ class Program:
     max_steps: int
     compiler: object = None   # compiles expressions written after loading (scenario checks)
     card_fingerprint: str = ""
+    compact_family: list = None   # zone index -> (first, size) of its compacting row, or None
 
     def display_name(self, st, card: int) -> str:
         """The card's name as it lies now (a card may name each orientation differently)."""
@@ -76,8 +80,13 @@ class Program:
                         return names[key]
         return self.card_names[card]
 
-    def zone_index(self, name: str, player: int | None = None) -> int:
+    def zone_index(self, name: str, player: int | None = None, *index: int) -> int:
         for z in self.zones:
             if z.name == name:
-                return z.base + (player if z.per_player else 0)
+                k = (player if z.per_player else 0) * z.size
+                if len(index) == 1:
+                    k += index[0]
+                elif len(index) == 2:
+                    k += index[1] * z.dims[0] + index[0]
+                return z.base + k
         raise KeyError(name)

@@ -87,9 +87,26 @@ class Runtime:
             self.sink({"type": "move", "cards": [self.prog.card_ids[c] for c in cards],
                        "from": [names[z] for z in moved_from], "to": names[to],
                        "at": "bottom" if bottom else "top"})
+        families = self.prog.compact_family
+        if families[to] is not None or any(families[z] is not None for z in moved_from):
+            for fam in {families[z] for z in [to, *moved_from] if families[z] is not None}:
+                self.compact(*fam)
         if self.has_moved_triggers:
             for c, src in zip(cards, moved_from):
                 self.fire("moved", (c, src, to))
+
+    def compact(self, first: int, size: int) -> None:
+        """Close up a compacting row of zones: non-empty zones move left, keeping their order."""
+        zones, where = self.st.zones, self.st.where
+        piles = [zones[first + k] for k in range(size) if zones[first + k]]
+        if all(zones[first + k] for k in range(len(piles))):
+            return                      # already compact
+        for k in range(size):
+            zones[first + k] = piles[k] if k < len(piles) else []
+            for c in zones[first + k]:
+                where[c] = first + k
+        if self.sink is not None:
+            self.sink({"type": "compact", "zone": self.prog.zone_names[first].split("(")[0]})
 
     def fire(self, event: str, args: tuple) -> None:
         """Queue the triggers of an event whose condition holds; they run after this statement."""

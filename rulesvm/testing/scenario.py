@@ -258,23 +258,35 @@ def _card_ref(run: _Run, ref, used: set, path) -> tuple[int, dict]:
 
 
 def zone_ref(run: _Run, text: str, span: Span) -> int:
+    """`hand[2]` (player 2's hand), `recruit`, `column(3)`, `grid(1,2)`, `slot[1](0)`."""
+    import re
     prog = run.game.program
-    name, _, rest = text.partition("[")
+    m = re.fullmatch(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:\[\s*(\d+)\s*\])?\s*(?:\(([\d\s,]*)\))?\s*", text)
+    if m is None:
+        raise ScenarioFailure(f"`{text}` is not a zone: write `name`, `name[SEAT]`, `name(INDEX)` or "
+                              "`name[SEAT](INDEX)`", None, span)
+    name, seat, index = m.group(1), m.group(2), m.group(3)
     names = [z.name for z in prog.zones]
-    info = next((z for z in prog.zones if z.name == name.strip()), None)
+    info = next((z for z in prog.zones if z.name == name), None)
     if info is None:
-        hint = did_you_mean(name, names)
-        raise ScenarioFailure(f"no zone `{name}`" + (f" ({hint})" if hint else ""), None, span)
-    if info.per_player:
-        if not rest.endswith("]") or not rest[:-1].strip().isdigit():
-            raise ScenarioFailure(f"zone `{name}` is per player: write `{name}[SEAT]`, e.g. `{name}[1]`", None, span)
-        seat = int(rest[:-1])
-        if not 1 <= seat <= run.match.players:
-            raise ScenarioFailure(f"seat {seat} does not exist in a {run.match.players}-player game", None, span)
-        return info.base + seat - 1
-    if rest:
+        raise ScenarioFailure(f"no zone `{name}`" + _hint(name, names), None, span)
+    if info.per_player and seat is None:
+        raise ScenarioFailure(f"zone `{name}` is per player: write `{name}[SEAT]`, e.g. `{name}[1]`", None, span)
+    if not info.per_player and seat is not None:
         raise ScenarioFailure(f"zone `{name}` is shared: write `{name}` without a seat", None, span)
-    return info.base
+    p = 0
+    if seat is not None:
+        p = int(seat) - 1
+        if not 0 <= p < run.match.players:
+            raise ScenarioFailure(f"seat {seat} does not exist in a {run.match.players}-player game", None, span)
+    idx = [int(x) for x in index.split(",")] if index else []
+    if len(idx) != len(info.dims):
+        want = {0: "no index", 1: "one index, e.g. `(0)`", 2: "a column and a row, e.g. `(0,1)`"}[len(info.dims)]
+        raise ScenarioFailure(f"zone `{name}` takes {want}", None, span)
+    for k, d in zip(idx, info.dims):
+        if not 0 <= k < d:
+            raise ScenarioFailure(f"`{text}`: index {k} is outside 0..{d - 1}", None, span)
+    return prog.zone_index(name, p, *idx)
 
 
 def _typed_value(run: _Run, var, value, span):
