@@ -399,6 +399,10 @@ class GameLoader:
             if not any(c.kind == kind.name for c in cards):
                 self.reporter.warning("W406", f"card kind `{kind.name}` has no cards in the data", kind.span)
         players = data["players"]
+        for spec in self.variant_specs:        # a variant may change the number of players
+            if "players" in spec.data:
+                players = spec.data["players"]
+                marks = spec.marks
         if isinstance(players, int):
             players = (players, players, players)
         else:

@@ -30,6 +30,12 @@ VARIANT_SCHEMA = {
         "variant": {"type": "string", "pattern": NAME_PATTERN, "description": "the variant's name"},
         "description": LOCALIZED_TEXT,
         "base": {"type": "string", "description": "the base game file, relative to this file"},
+        "players": {"description": "the number of players with this variant (like the game file's `players`)",
+                    "oneOf": [{"type": "integer", "minimum": 1, "maximum": 16},
+                              {"type": "object", "required": ["min", "max"], "additionalProperties": False,
+                               "properties": {"min": {"type": "integer", "minimum": 1, "maximum": 16},
+                                              "max": {"type": "integer", "minimum": 1, "maximum": 16},
+                                              "default": {"type": "integer", "minimum": 1, "maximum": 16}}}]},
         "options": {"type": "object", "propertyNames": {"pattern": NAME_PATTERN}},
         "cards": {
             "type": "object", "additionalProperties": False,

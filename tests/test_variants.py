@@ -142,3 +142,9 @@ def test_replay_and_resume_find_a_variant_given_as_a_file(tmp_path):
     r = rulesvm("resume", str(save), "--json", "--quiet", cwd=str(tmp_path))
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["options"]["laps"] == 4
+
+
+def test_a_variant_can_change_the_player_count():
+    game = api.load_game(os.path.join(ROOT, "games", "mach_struggle.yaml"),
+                         variants=[os.path.join(V, "two_players.yaml")])
+    assert game.model.players == (2, 3, 3)
