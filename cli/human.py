@@ -62,9 +62,12 @@ class HumanAgent(Agent):
             self._list(d)
         else:
             out.print(f"  {len(d.options)} options: type one (e.g. `{d.options[0].label}`), or `list` to see them all")
+        enter = f", Enter = {d.options[d.pass_index].label}" if d.pass_index >= 0 else ""
         while True:
-            answer = self._ask(f"[{seat}] choose 1-{len(d.options)} or type an option (help for commands) > ").strip()
+            answer = self._ask(f"[{seat}] choose 1-{len(d.options)} or type an option{enter} (help for commands) > ").strip()
             if not answer:
+                if d.pass_index >= 0:
+                    return d.pass_index         # passing is one keystroke
                 continue
             index = _match_option(d, answer)
             if index is not None:

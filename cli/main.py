@@ -121,6 +121,9 @@ def run(
     max_steps: Optional[int] = typer.Option(None, "--max-steps", help="Stop a rule that runs this many steps "
                                             "without a decision (default: the game's max_steps or 1,000,000)."),
     debug: bool = typer.Option(False, "--debug", help="Check after every step that no card is lost or duplicated."),
+    hand: Optional[List[str]] = typer.Option(None, "--hand", help="The cards a seat brings, in games that let "
+                                             "players choose them: SEAT=FILE (a YAML list of card ids) or "
+                                             "SEAT=PRESET (repeatable).", metavar="SEAT=FILE"),
 ) -> None:
     """Play a game: bots by default, `--human SEAT` for a person at the terminal."""
     screen = Screen(log_to_stderr=as_json, quiet=quiet)
@@ -153,6 +156,20 @@ def run(
                 agents[s] = make_agent(specs.get(s, "random"), derive(seed, 1000 + s))
     except AgentSpecError as exc:
         _usage(screen, str(exc))
+    hands = {}
+    for h_arg in hand or []:
+        seat_text, eq, source = h_arg.partition("=")
+        if not eq:
+            _usage(screen, f"--hand {h_arg}: write SEAT=FILE or SEAT=PRESET")
+        s = _parse_seat(screen, seat_text, n, "--hand")
+        try:
+            hands[s] = api.read_hand(g, source)
+        except DiagnosticError as exc:
+            screen.diagnostics(exc.diagnostics)
+            screen.note(f"the hand for seat {s + 1} is not legal")
+            raise typer.Exit(1)
+        except ValueError as exc:
+            _usage(screen, str(exc))
     viewer = {h + 1 for h in humans} if humans else None
     log_dir = os.path.dirname(os.path.abspath(log)) if log else os.getcwd()
     header = {"game_path": os.path.relpath(g.path, log_dir),
@@ -181,7 +198,7 @@ def run(
     for h in humans:
         agents[h] = HumanAgent(screen, on_save=on_save if save else None, history=history, terminal=terminal)
     try:
-        match = api.new_game(g, n, seed, sink, debug, max_steps)
+        match = api.new_game(g, n, seed, sink, debug, max_steps, hands=hands)
         if save_at is not None:
             while not match.is_over and match.decisions_made < save_at:
                 s = match.current_player
@@ -195,6 +212,9 @@ def run(
         screen.note(f"Game stopped ({exc.reason})." + (" Saved games can be resumed with `rulesvm resume`."
                                                          if save else ""))
         return
+    except ValueError as exc:          # e.g. hands that need more copies than the game has
+        screen.error(str(exc))
+        raise typer.Exit(1)
     except RulesRuntimeError as exc:
         screen.runtime_error(exc)
         if log:

@@ -17,10 +17,10 @@ from dataclasses import dataclass, field
 from . import ast as A
 from .checker import Checker, const_value, type_of_value
 from .diagnostics import Diagnostic, DiagnosticError, Reporter, Span, did_you_mean
-from .model import CardDef, GameModel
-from .parser import parse_block_snippet, parse_rules
+from .model import CardDef, Formula, GameModel
+from .parser import parse_block_snippet, parse_expression, parse_rules
 from .schema import CARD_SET_SCHEMA, GAME_SCHEMA, card_data_schema, validate
-from .types import ABILITY, BOOL, INT, TEXT, assignable
+from .types import ABILITY, BOOL, CARD, INT, PLAYER, TEXT, assignable
 from .variants import VariantSpec, apply_rules, load_variant
 from .yaml_loader import Marks, decode_text, load_yaml_file, reindent, scalar_origin
 
@@ -215,6 +215,8 @@ class GameLoader:
                     value = entry[fname]
                     if fdef.type == ABILITY:
                         value = self._ability_ref(cid, fname, value, marks, (fname,))
+                    elif isinstance(value, dict) and isinstance(value.get("rules"), str):
+                        value = self._formula(fdef, value["rules"], marks, (fname, "rules"))
                     elif isinstance(value, list):
                         value = tuple(value)
                     values[fname] = value
@@ -247,6 +249,28 @@ class GameLoader:
                                  values, int(count) if isinstance(count, int) else 1, marks.file, marks.span(()),
                                  faces))
         return cards
+
+    def check_hands(self, data: dict, marks: Marks, cards: list) -> dict | None:
+        """The `hands:` declaration: its zone must be per player; presets must be legal hands."""
+        spec = data.get("hands")
+        if spec is None:
+            return None
+        zone = self.checker.zones.get(spec["zone"])
+        if zone is None or not zone.per_player or zone.dims:
+            self.reporter.error("E070", f"`hands.zone` must name a per-player zone, not `{spec['zone']}`",
+                                marks.span(("hands", "zone")),
+                                did_you_mean(spec["zone"], [z.name for z in self.checker.zones.values() if z.per_player]))
+        counts = {c.id: c.count for c in cards}
+        for name, ids in (spec.get("presets") or {}).items():
+            for d in hand_problems(ids, spec, counts, marks, ("hands", "presets", name)):
+                self.reporter.diagnostics.append(d)
+        for k, name in enumerate(spec.get("seats", [])):
+            if name not in (spec.get("presets") or {}):
+                self.reporter.error("E071", f"no preset hand `{name}`", marks.span(("hands", "seats", k)),
+                                    did_you_mean(name, spec.get("presets") or {}))
+        return {"zone": spec["zone"], "size": spec.get("size"), "unique": spec.get("unique", False),
+                "presets": {k: list(v) for k, v in (spec.get("presets") or {}).items()},
+                "seats": list(spec.get("seats", []))}
 
     # ---------------------------------------------------------------- variants
     def load_variants(self, data: dict, marks: Marks) -> None:
@@ -351,6 +375,20 @@ class GameLoader:
                 continue
             self.option_overrides[name] = value
 
+    def _formula(self, fdef, text: str, marks, path):
+        """A field computed by an expression, checked now with `self` (card) and `you` (player)."""
+        span = marks.span(path)
+        line, col, indent = scalar_origin(self.sources.texts.get(marks.file, ""), span)
+        try:
+            expr = parse_expression(reindent(text, indent), marks.file, line, col)
+        except DiagnosticError as exc:
+            self.reporter.extend(exc.diagnostics)
+            return None
+        t, nslots = self.checker.check_standalone(expr, self.reporter, {"self": CARD, "you": PLAYER})
+        if not assignable(t, fdef.type):
+            self.reporter.error("E303", f"field `{fdef.name}` is {fdef.type}, but this formula gives {t}", span)
+        return Formula(expr, nslots, text)
+
     def _ability_ref(self, cid: str, fname: str, value, marks: Marks, path) -> str | None:
         checker = self.checker
         if isinstance(value, str):
@@ -424,6 +462,9 @@ class GameLoader:
             variants=dict(data.get("variants", {})), applied_variants=[v.name for v in self.variant_specs],
             layout=data.get("layout", {}), max_steps=data.get("max_steps", 1_000_000),
             sources=self.sources.texts, fingerprint=self.sources.fingerprint())
+        model.hands = self.check_hands(data, marks, cards)
+        if self.reporter.has_errors:
+            raise DiagnosticError(self.reporter.diagnostics)
         model.warnings = [d for d in self.reporter.diagnostics if not d.is_error]
         model.checker = checker
         model.option_overrides = dict(self.option_overrides)
@@ -466,6 +507,29 @@ class _Entry:
     entry: object
     marks: _EntryMarks
     label: tuple          # how messages name the entry: ("cards", 3) or ("cards", "add", 0)
+
+
+def hand_problems(ids: list, spec: dict, counts: dict, marks, path: tuple) -> list[Diagnostic]:
+    """Why a list of card ids is not a legal hand for `spec` (size, repeats, unknown cards)."""
+    out = []
+    size = spec.get("size")
+    if size is not None and len(ids) != size:
+        out.append(Diagnostic("E072", f"a hand has exactly {size} cards; this one has {len(ids)}",
+                              marks.span(path), "add or remove cards"))
+    seen: dict = {}
+    for k, cid in enumerate(ids):
+        if cid not in counts:
+            out.append(Diagnostic("E073", f"no card has the id `{cid}`", marks.span(path + (k,)),
+                                  did_you_mean(str(cid), counts)))
+            continue
+        if spec.get("unique") and cid in seen:
+            out.append(Diagnostic("E074", f"`{cid}` is in the hand twice; each card may appear once",
+                                  marks.span(path + (k,)), notes=(("first here", marks.span(path + (seen[cid],))),)))
+            continue
+        seen.setdefault(cid, k)
+        if ids[:k + 1].count(cid) > counts[cid]:
+            out.append(Diagnostic("E075", f"the game has only {counts[cid]} `{cid}`", marks.span(path + (k,))))
+    return out
 
 
 def load_game_model(path: str, card_sets: list[str] = (), variants: list[str] = ()) -> GameModel:

@@ -109,6 +109,14 @@ class TriggerDef:
     span: Span
 
 
+@dataclass(frozen=True, eq=False)
+class Formula:
+    """A card field computed by an expression (`power: {rules: "..."}`), with `self` and `you`."""
+    expr: object
+    nslots: int
+    text: str
+
+
 @dataclass(frozen=True)
 class CardDef:
     """One card entry of the data: `count` physical copies share it."""
@@ -170,6 +178,7 @@ class GameModel:
     option_overrides: dict = field(default_factory=dict)   # option values set by the applied variants
     variant_specs: list = field(default_factory=list)      # the applied variants (for `rulesvm diff`)
     rules_ast: list = field(default_factory=list)          # the rules files after variants
+    hands: dict | None = None   # {zone, size, unique, presets, seats}: cards players bring
 
     def vars_of(self, scope: str) -> list[VarDef]:
         return sorted((v for v in self.vars.values() if v.scope == scope), key=lambda v: v.index)

@@ -78,8 +78,29 @@ GAME_SCHEMA = {
                      "propertyNames": {"pattern": NAME_PATTERN}},
         "layout": {"type": "object"},
         "max_steps": {"type": "integer", "minimum": 1000},
+        "hands": {
+            "type": "object", "required": ["zone"], "additionalProperties": False,
+            "description": "cards each player brings, chosen before the game (`rulesvm run --hand SEAT=FILE`)",
+            "properties": {
+                "zone": {"type": "string", "pattern": NAME_PATTERN, "description": "a per-player zone to put them in"},
+                "size": {"type": "integer", "minimum": 1, "description": "exactly this many cards"},
+                "unique": {"type": "boolean", "description": "no card id twice"},
+                "presets": {"type": "object", "additionalProperties": {"type": "array", "items": {"type": "string"}}},
+                "seats": {"type": "array", "items": {"type": "string"}, "description": "the preset of each seat"},
+            },
+        },
     },
     "additionalProperties": False,
+}
+
+HAND_SCHEMA = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "title": "rulesvm hand: the cards a player brings",
+    "oneOf": [
+        {"type": "array", "items": {"type": "string"}},
+        {"type": "object", "required": ["cards"], "additionalProperties": False,
+         "properties": {"name": {"type": "string"}, "cards": {"type": "array", "items": {"type": "string"}}}},
+    ],
 }
 
 CARD_SET_SCHEMA = {
@@ -100,10 +121,18 @@ _JSON_TYPES = {"int": {"type": "integer"}, "bool": {"type": "boolean"}, "text": 
                "ability": ABILITY_REF}
 
 
+FORMULA = {"type": "object", "required": ["rules"], "additionalProperties": False,
+           "properties": {"rules": {"type": "string", "description": "an expression computing the value"}}}
+
+
 def field_json_schema(type_name: str, arg: str | None) -> dict:
     if type_name == "list":
         return {"type": "array", "items": field_json_schema(arg or "any", None)}
-    return dict(_JSON_TYPES.get(type_name, {}))
+    base = dict(_JSON_TYPES.get(type_name, {}))
+    if type_name in ("int", "bool", "text"):
+        # A value, or a formula in the rules language (a continuous ability: `{rules: "..."}`).
+        return {"oneOf": [base, FORMULA]}
+    return base
 
 
 def card_data_schema(kinds: dict) -> dict:
@@ -160,6 +189,10 @@ def _describe(error: jsonschema.ValidationError, prefix=()) -> tuple[str, str | 
         expected = " or ".join(expected) if isinstance(expected, list) else expected
         return f"`{where}` should be {_article(expected)}, found {_yaml_type(error.instance)}", None
     if v == "oneOf":
+        branches = error.validator_value
+        if len(branches) == 2 and branches[1] is FORMULA and "type" in branches[0]:
+            return (f"`{where}` should be {_article(branches[0]['type'])}, found {_yaml_type(error.instance)}",
+                    "or a formula in the rules language: `{rules: \"...\"}`")
         return f"`{where}` has the wrong form: {_yaml_type(error.instance)} `{_short(error.instance)}`", \
             _oneof_hint(error)
     if v == "pattern":

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from rulesvm.dsl import ast as A
+from rulesvm.dsl.model import Formula
 from rulesvm.dsl.primitives import PRIMITIVES
 from rulesvm.dsl.types import ANY, CARD, PLAYER, ZONE, Type
 
@@ -381,15 +382,19 @@ class Compiler:
                 raise RulesRuntimeError("`choose` needs a player (`by:` is none)", span, None, "R006")
             lab = label(rt, L)
             opts = _dedupe([Option(str(lab(v)), v) for v in options(rt, L)])
+            pass_at = -1
             if pass_label is not None:
                 text = pass_label(rt, L)
                 if text is not None:
+                    opts = [o for o in opts if o.label != str(text)]
                     opts.append(Option(str(text), None))
+                    pass_at = len(opts) - 1
             if not opts:
                 raise RulesRuntimeError("`choose` has no options to offer", span, None, "R007",
                                         "check that the list is not empty first, or give a `pass:` option")
-            return finish(Decision(player, str(prompt(rt, L)), tuple(opts), "choose",
-                                   bool(secret(rt, L)) if secret is not None else False), rt, L)
+            d = Decision(player, str(prompt(rt, L)), tuple(opts), "choose",
+                         bool(secret(rt, L)) if secret is not None else False, pass_index=pass_at)
+            return finish(d, rt, L)
         cb.decide(build, slot, span)
 
     def _vchoose_many(self, call, args, slot, cb) -> None:
@@ -712,6 +717,18 @@ class Compiler:
             return lambda rt, L: rt.st.cvars[i][obj(rt, L)]
         if kind == "field":
             values = self.prog.card_fields[detail]
+            formulas = self._formulas(detail)
+            if formulas is not None:
+                def formula_field(rt, L):
+                    # A continuous ability: the value is computed from the board now.
+                    c = obj(rt, L)
+                    if c is None:
+                        return None
+                    f = formulas[c]
+                    if f is not None:
+                        return f(rt, c)
+                    return values[c]
+                return formula_field
             faced = self.prog.face_fields.get(detail)
             backs = [any(side == 1 for side, _ in cd.faces) for cd in self.prog.card_defs]
             if faced is None:
@@ -837,6 +854,30 @@ class Compiler:
         if kind[0] == "prim":
             return B.compile_primitive(self, e, kind[2])
         raise AssertionError(kind)  # pragma: no cover
+
+    def _formulas(self, field: str):
+        """Per card, a compiled formula for this field, or None when no card has one."""
+        cache = self.__dict__.setdefault("_formula_cache", {})
+        if field in cache:
+            return cache[field]
+        table = [None] * len(self.prog.card_defs)
+        found = False
+        for i, cd in enumerate(self.prog.card_defs):
+            value = cd.fields.get(field)
+            if isinstance(value, Formula):
+                found = True
+                fn = self.expr(value.expr)
+                size = max(value.nslots, 2)
+                owners = self.prog.zone_owner
+
+                def run(rt, c, fn=fn, size=size):
+                    L = [None] * size
+                    L[0] = c
+                    L[1] = owners[rt.st.where[c]]
+                    return fn(rt, L)
+                table[i] = run
+        cache[field] = table if found else None
+        return cache[field]
 
     def _zone_call(self, e, name: str, args: list):
         """`hand(p)`, `column(i)`, `cell(col, row)`, `slot(p, i)` -> a zone index, bounds checked."""

@@ -25,7 +25,7 @@ SAVE_FORMAT = 1
 class Match:
     def __init__(self, program, players: int | None = None, seed: int = 0, sink=None,
                  debug: bool = False, max_steps: int | None = None, _state: GameState | None = None,
-                 breakpoint: tuple | None = None):
+                 breakpoint: tuple | None = None, hands: dict | None = None):
         model = program.model
         self.program = program
         self.players = players if players is not None else model.players[2]
@@ -44,11 +44,15 @@ class Match:
         self.rt = Runtime(program, self.state, self.players, sink, debug, max_steps)
         self.rt.breakpoint = breakpoint     # e.g. ("game", 1): stop when setup is done
         self._init_vars()
+        self.hands = self._deal_hands(hands or {})
         if sink is not None:
-            sink({"type": "start", "game": model.id, "seed": seed, "players": self.players,
-                  "options": program.options, "variants": list(model.applied_variants),
-                  "fingerprint": program.fingerprint, "cards": program.card_fingerprint,
-                  "format": SAVE_FORMAT})
+            start = {"type": "start", "game": model.id, "seed": seed, "players": self.players,
+                     "options": program.options, "variants": list(model.applied_variants),
+                     "fingerprint": program.fingerprint, "cards": program.card_fingerprint,
+                     "format": SAVE_FORMAT}
+            if self.hands:
+                start["hands"] = {str(s + 1): ids for s, ids in self.hands.items()}
+            sink(start)
         self._run()
 
     # ------------------------------------------------------------------ set-up
@@ -77,6 +81,35 @@ class Match:
             frames.append(Frame(setup, 0, [None] * setup.nslots))
         st.frames = frames
         return st
+
+    def _deal_hands(self, given: dict) -> dict:
+        """Put the cards each seat brings (`hands:` in the game file) into its zone, before setup.
+
+        `given` maps 0-based seats to lists of card ids; other seats get their preset.
+        """
+        spec = self.program.model.hands
+        if not spec:
+            return {}
+        prog, st = self.program, self.state
+        hands = {}
+        for seat in range(self.players):
+            ids = given.get(seat)
+            if ids is None:
+                seats = spec["seats"]
+                ids = spec["presets"].get(seats[seat]) if seat < len(seats) else None
+            if ids is None:
+                continue
+            hands[seat] = list(ids)
+            zone = prog.zone_index(spec["zone"], seat)
+            for cid in ids:
+                card = next((c for c, cd in enumerate(prog.card_defs)
+                             if cd.id == cid and st.where[c] == prog.zone_index("box")), None)
+                if card is None:
+                    raise ValueError(f"seat {seat + 1}'s hand needs another `{cid}`, but every copy is taken")
+                st.zones[st.where[card]].remove(card)
+                st.zones[zone].append(card)
+                st.where[card] = zone
+        return hands
 
     def _init_vars(self) -> None:
         """Evaluate variable defaults (they may read options and `players`)."""

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from rulesvm.dsl.types import CARD, PLAYER, ZONE
 
+from .errors import RulesRuntimeError
+
 
 def _value(v, t, prog):
     if v is None:
@@ -29,7 +31,7 @@ def _value(v, t, prog):
     return v
 
 
-def field_value(prog, st, card: int, name: str):
+def field_value(prog, st, card: int, name: str, rt=None):
     """A printed field as the card lies now (orientation-dependent values from `faces`)."""
     table = prog.face_fields.get(name)
     faces = table[card] if table is not None else None
@@ -38,7 +40,13 @@ def field_value(prog, st, card: int, name: str):
         for key in ((side, st.turn[card]), (side, None)):
             if key in faces:
                 return faces[key]
-    return prog.card_fields[name][card]
+    value = prog.card_fields[name][card]
+    if value.__class__.__name__ == "Formula":
+        try:
+            return prog.compiler._formulas(name)[card](rt, card)
+        except RulesRuntimeError:
+            return None     # e.g. a formula about "your" cards, for a card nobody holds
+    return value
 
 
 def has_back(prog, card: int) -> bool:
@@ -62,7 +70,7 @@ def can_see_card(prog, st, card: int, zone: int, seat: int) -> bool:
     return True
 
 
-def card_view(prog, st, card: int, visible: bool, held: bool = False) -> dict:
+def card_view(prog, st, card: int, visible: bool, held: bool = False, rt=None) -> dict:
     """One card as a seat sees it; `held` cards (in a hand) have no face-up/down state."""
     if not visible:
         # A card back shows whether the card lies sideways, not which end points where.
@@ -74,7 +82,7 @@ def card_view(prog, st, card: int, visible: bool, held: bool = False) -> dict:
     if st.turn[card]:
         view["turn"] = st.turn[card]
     for name in cd.fields:
-        value = field_value(prog, st, card, name)
+        value = field_value(prog, st, card, name, rt)
         view[name] = list(value) if isinstance(value, tuple) else value
     model = prog.model
     for var in model.vars_of("card"):
@@ -83,7 +91,7 @@ def card_view(prog, st, card: int, visible: bool, held: bool = False) -> dict:
     return view
 
 
-def zone_view(prog, st, zone: int, seat: int) -> dict:
+def zone_view(prog, st, zone: int, seat: int, rt=None) -> dict:
     info = prog.zone_info[zone]
     cards = st.zones[zone]
     owner = prog.zone_owner[zone]
@@ -92,15 +100,15 @@ def zone_view(prog, st, zone: int, seat: int) -> dict:
         return {"count": len(cards)}
     seq = cards if info.ordered or seat < 0 else sorted(cards, key=lambda c: (prog.card_ids[c]))
     return {"count": len(cards),
-            "cards": [card_view(prog, st, c, can_see_card(prog, st, c, zone, seat), info.visible == "owner")
+            "cards": [card_view(prog, st, c, can_see_card(prog, st, c, zone, seat), info.visible == "owner", rt)
                       for c in seq]}
 
 
-def _family_view(prog, st, info, first: int, seat: int):
+def _family_view(prog, st, info, first: int, seat: int, rt):
     """One zone, or an indexed family: a list by index (1D), or rows of columns (2D)."""
     if not info.dims:
-        return zone_view(prog, st, first, seat)
-    views = [zone_view(prog, st, first + k, seat) for k in range(info.size)]
+        return zone_view(prog, st, first, seat, rt)
+    views = [zone_view(prog, st, first + k, seat, rt) for k in range(info.size)]
     if len(info.dims) == 1:
         return views
     cols = info.dims[0]
@@ -114,10 +122,10 @@ def observe(match, seat: int) -> dict:
     zones: dict = {}
     for info in prog.zones:
         if info.per_player:
-            zones[info.name] = {str(p + 1): _family_view(prog, st, info, info.base + p * info.size, seat)
+            zones[info.name] = {str(p + 1): _family_view(prog, st, info, info.base + p * info.size, seat, match.rt)
                                 for p in range(match.players)}
         else:
-            zones[info.name] = _family_view(prog, st, info, info.base, seat)
+            zones[info.name] = _family_view(prog, st, info, info.base, seat, match.rt)
     gvars = {v.name: _value(st.gvars[v.index], v.type, prog) for v in model.vars_of("global")}
     pvars: dict = {}
     for v in model.vars_of("player"):

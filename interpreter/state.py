@@ -30,6 +30,7 @@ class Decision:
     picked: tuple = ()          # choose_many: what was picked so far
     help: str = ""              # a line interactive front ends show (e.g. codes to type)
     confirm: bool = False       # interactive front ends ask to confirm before committing
+    pass_index: int = -1        # the `pass:` option, which one keystroke (Enter) picks at a terminal
 
     @property
     def labels(self) -> list[str]:
@@ -96,6 +97,7 @@ def state_to_json(st: GameState) -> dict:
         d = st.pending
         pending = {"player": d.player, "prompt": d.prompt, "kind": d.kind, "secret": d.secret,
                    "picked": _to_json_value(d.picked), "help": d.help, "confirm": d.confirm,
+                   "pass_index": d.pass_index,
                    "options": [[o.label, _to_json_value(o.value)] for o in d.options]}
     return {
         "zones": st.zones, "where": st.where, "faceup": st.faceup, "turn": st.turn,
@@ -124,7 +126,7 @@ def state_from_json(data: dict, procs: dict) -> GameState:
     p = data["pending"]
     s.pending = None if p is None else Decision(
         p["player"], p["prompt"], tuple(Option(lbl, _from_json_value(v)) for lbl, v in p["options"]),
-        p["kind"], p["secret"], _from_json_value(p["picked"]), p.get("help", ""), p.get("confirm", False))
+        p["kind"], p["secret"], _from_json_value(p["picked"]), p.get("help", ""), p.get("confirm", False), p.get("pass_index", -1))
     slot = data["pending_slot"]
     s.pending_slot = tuple(slot) if isinstance(slot, list) else slot
     s.result = data["result"]

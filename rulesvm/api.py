@@ -70,13 +70,42 @@ def load_game(path: str, card_sets=(), variants=(), options: dict | None = None,
 
 
 def new_game(game: Game, players: int | None = None, seed: int = 0, sink=None, debug: bool = False,
-             max_steps: int | None = None, breakpoint: tuple | None = None) -> Match:
+             max_steps: int | None = None, breakpoint: tuple | None = None, hands: dict | None = None) -> Match:
     """Start a game; raises ValueError for a player count the game does not allow.
 
     `breakpoint=("name", n)` stops the rules at the n-th entry of phase `name`
     (`("game", 1)`: right after setup), before any decision there; see `Match.resume`.
+    `hands` maps 0-based seats to the card ids they bring (games with `hands:`; see `read_hand`).
     """
-    return Match(game.program, players, seed, sink, debug, max_steps, breakpoint=breakpoint)
+    return Match(game.program, players, seed, sink, debug, max_steps, breakpoint=breakpoint, hands=hands)
+
+
+def read_hand(game: Game, text: str) -> list[str]:
+    """A seat's hand from `--hand SEAT=...`: a preset name of the game, or a YAML file.
+
+    Raises DiagnosticError (positions in the hand file) or ValueError (no such preset/file).
+    """
+    from rulesvm.dsl.loader import hand_problems
+    from rulesvm.dsl.schema import HAND_SCHEMA, validate
+    from rulesvm.dsl.yaml_loader import load_yaml_file
+    spec = game.model.hands
+    if not spec:
+        raise ValueError(f"{game.name} has no hands to choose (its game file declares no `hands:`)")
+    if text in spec["presets"]:
+        return list(spec["presets"][text])
+    if not os.path.isfile(text):
+        raise ValueError(f"`{text}` is neither a hand of this game ({', '.join(spec['presets']) or 'none'}) "
+                         "nor a file")
+    data, marks, _ = load_yaml_file(text, display_path(text))
+    diags = validate(data, HAND_SCHEMA, marks, code="E076")
+    if diags:
+        raise DiagnosticError(diags)
+    ids, path = (data, ()) if isinstance(data, list) else (data["cards"], ("cards",))
+    counts = {c.id: c.count for c in game.model.cards}
+    diags = hand_problems(ids, spec, counts, marks, path)
+    if diags:
+        raise DiagnosticError(diags)
+    return list(ids)
 
 
 def default_agents(match: Match, specs: dict | None = None, seed: int = 0) -> dict:

@@ -121,7 +121,8 @@ def game_for_log(log: LoggedGame, game_path: str | None = None) -> api.Game:
 
 def replay(log: LoggedGame, game: api.Game, to: int | None = None, sink=None):
     """Replay the logged decisions; returns the match. Raises ReplayMismatch."""
-    match = api.new_game(game, log.start["players"], log.start["seed"], sink=sink)
+    hands = {int(s) - 1: ids for s, ids in (log.start.get("hands") or {}).items()}
+    match = api.new_game(game, log.start["players"], log.start["seed"], sink=sink, hands=hands)
     for n, (_, rec) in enumerate(log.decisions, 1):
         if to is not None and n > to:
             break

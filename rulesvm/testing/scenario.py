@@ -54,7 +54,7 @@ STEP_KEYS = {
     "max_decisions": {"type": "integer", "minimum": 1},
     "note": {"type": "string"},
 }
-ACTIONS = ("choose", "reject", "expect", "expect_options", "expect_options_include", "expect_options_exclude",
+ACTIONS = ("note", "choose", "reject", "expect", "expect_options", "expect_options_include", "expect_options_exclude",
            "expect_zone", "expect_log", "expect_no_log", "expect_event", "expect_result", "expect_over",
            "expect_phase", "expect_decision", "play_until", "play_to_end")
 
@@ -125,8 +125,8 @@ def load_scenario(path: str) -> tuple[dict, Marks, api.Game]:
     diags = validate(data, SCENARIO_SCHEMA, marks, code="E040")
     for i, step in enumerate(data.get("steps") or []):
         if isinstance(step, dict):
-            actions = [k for k in step if k in ACTIONS]
-            if len(actions) != 1:
+            actions = [k for k in step if k in ACTIONS and k != "note"]
+            if len(actions) != 1 and list(step) != ["note"]:
                 diags.append(Diagnostic("E041", "a step needs exactly one action, found "
                                         + (", ".join(f"`{a}`" for a in actions) or "none"), marks.span(("steps", i)),
                                         "actions: " + ", ".join(ACTIONS)))
@@ -152,11 +152,16 @@ def _option_values(data, marks, game_path) -> dict:
 # ---------------------------------------------------------------------- expressions
 
 def compile_check(run: _Run, text: str, span: Span, want_bool: bool = True):
-    """Parse, check and compile a rules-language expression written in the scenario."""
+    """Parse, check and compile a rules-language expression written in the scenario.
+
+    The expression is parsed on its own (spans index into `text`); problems are reported at
+    the step's position in the scenario file.
+    """
     try:
-        expr = parse_expression(text, span.file, span.line, span.col + _quote_offset(run, span))
+        expr = parse_expression(text, EXPR_FILE)
     except DiagnosticError as exc:
-        raise ScenarioFailure("; ".join(d.message for d in exc.diagnostics), None, span) from None
+        d = exc.diagnostics[0]
+        raise ScenarioFailure(f"in `{text}` (column {d.span.col}): {d.message}", None, span) from None
     model = run.game.model
     reporter = Reporter()
     t, nslots = model.checker.check_standalone(expr, reporter)
@@ -171,23 +176,10 @@ def compile_check(run: _Run, text: str, span: Span, want_bool: bool = True):
     return expr, fn, nslots, compiler
 
 
-def _quote_offset(run, span) -> int:
-    text = run.game.model.sources.get(span.file)
-    if text is None:
-        try:
-            with open(span.file, encoding="utf-8") as fh:
-                text = fh.read()
-        except OSError:
-            return 0
-    lines = text.splitlines()
-    if 1 <= span.line <= len(lines):
-        line = lines[span.line - 1]
-        if 0 < span.col <= len(line) and line[span.col - 1] in "\"'":
-            return 1
-    return 0
+EXPR_FILE = "<expectation>"
 
 
-def _explain(run: _Run, expr, compiler, nslots) -> str:
+def _explain(run: _Run, expr, compiler, nslots, text: str) -> str:
     """The values of an expression's parts, for a failure message."""
     parts = []
     nodes = [expr]
@@ -201,18 +193,14 @@ def _explain(run: _Run, expr, compiler, nslots) -> str:
         try:
             value = compiler.expr(node)(run.match.rt, [None] * max(nslots, 1))
             fmt = formatter(compiler.res.types.get(node, BOOL), lambda: run.game.program)
-            parts.append(f"{_source_of(run, node)} = {fmt(value, run.match.rt)}")
+            parts.append(f"{_source_of(node, text)} = {fmt(value, run.match.rt)}")
         except Exception as exc:  # noqa: BLE001 - a part may fail on its own; say so
-            parts.append(f"{_source_of(run, node)} fails: {exc}")
+            parts.append(f"{_source_of(node, text)} fails: {exc}")
     return "; ".join(parts)
 
 
-def _source_of(run, node) -> str:
+def _source_of(node, text: str) -> str:
     span = node.span
-    text = run.game.model.sources.get(span.file)
-    if text is None:
-        with open(span.file, encoding="utf-8") as fh:
-            text = fh.read()
     lines = text.splitlines()
     if span.line == span.end_line and 1 <= span.line <= len(lines):
         return lines[span.line - 1][span.col - 1:span.end_col - 1]
@@ -320,14 +308,15 @@ def apply_setup(run: _Run) -> None:
             raise ScenarioFailure("a zone's set-up is a list of cards (bottom or left first)", None,
                                   run.marks.span(path))
         cards, faces, turns = [], {}, {}
+        info = prog.zone_info[zone]
         for i, ref in enumerate(refs):
             c, opts = _card_ref(run, ref, used, path + (i,))
             used.add(c)
             cards.append(c)
-            if "face" in opts:
-                faces[c] = opts["face"] == "up"
-            if "turn" in opts:
-                turns[c] = int(opts["turn"])
+            # Unless told otherwise, cards lie face up where they can be seen, face down in hidden zones.
+            faces[c] = opts["face"] == "up" if "face" in opts else \
+                (info.arrive_face == "up" if info.arrive_face else not info.hidden)
+            turns[c] = int(opts.get("turn", 0))      # placed cards lie straight unless told otherwise
         match.place(zone, cards, faces, turns)
     for name, value in (setup.get("vars") or {}).items():
         span = run.marks.span(("setup", "vars", name), prefer_key=True)
@@ -403,7 +392,10 @@ def _step(run: _Run, index: int, step: dict) -> None:
     match = run.match
     path = ("steps", index)
     span = run.marks.span(path)
-    action = next(k for k in step if k in ACTIONS)
+    actions = [k for k in step if k in ACTIONS and k != "note"]
+    if not actions:
+        return                              # a note: nothing to do
+    action = actions[0]
     aspan = run.marks.span(path + (action,))
     if action in ("choose", "reject"):
         if match.decision is None:
@@ -436,8 +428,8 @@ def _step(run: _Run, index: int, step: dict) -> None:
             except RulesRuntimeError as exc:
                 raise ScenarioFailure(f"`{text}` fails: {exc.message}", None, espan) from None
             if not value:
-                raise ScenarioFailure(f"expected `{text}`, but it is false: {_explain(run, expr, compiler, nslots)}",
-                                      None, espan)
+                raise ScenarioFailure(f"expected `{text}`, but it is false: "
+                                      f"{_explain(run, expr, compiler, nslots, text)}", None, espan)
         return
     if action.startswith("expect_options"):
         labels = [o.label for o in match.legal_options]
