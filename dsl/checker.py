@@ -203,7 +203,7 @@ class Checker:
             if f.name in fields:
                 self.r.error("E201", f"field `{f.name}` is declared twice in kind `{d.name}`", f.span)
                 continue
-            if f.name in CARD_PROPERTIES or f.name in ("count", "image", "text", "faces"):
+            if f.name in CARD_PROPERTIES or f.name in ("count", "image", "text", "faces", "back"):
                 self.r.error("E202", f"`{f.name}` is a built-in card property and cannot be a field", f.span)
                 continue
             t = resolve_type(f.type, self.r)
@@ -463,8 +463,14 @@ class Checker:
                                "is never called", proc.span, "call it from the game block, or remove it")
             if proc.kind == "ability" and proc.name not in self.calls_made:
                 self.r.warning("W402", f"ability `{proc.name}` is not used by any card", proc.span)
+        evaluate = self.funcs.get("evaluate")
+        if evaluate is not None:
+            ok = len(evaluate.params) == 1 and evaluate.params[0][1] == PLAYER and evaluate.returns == INT
+            if not ok:
+                self.r.error("E309", "`evaluate` is the bots' judge of a position: declare it as "
+                             "`func evaluate(p: player) -> int`", evaluate.span)
         for func in self.funcs.values():
-            if func.name not in self.calls_made:
+            if func.name not in self.calls_made and func.name != "evaluate":
                 self.r.warning("W403", f"function `{func.name}` is never used", func.span)
         for ev in self.events.values():
             if not ev.builtin and ev.name not in self.emitted:

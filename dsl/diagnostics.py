@@ -28,15 +28,6 @@ class Span:
     def __str__(self) -> str:
         return f"{self.file}:{self.line}:{self.col}"
 
-    def shifted(self, line_delta: int, col_delta_first_line: int) -> "Span":
-        """This span moved by a line delta (and, on its first line, a column delta)."""
-        first = self.line == 1
-        end_first = self.end_line == 1
-        return Span(self.file, self.line + line_delta,
-                    self.col + (col_delta_first_line if first else 0),
-                    self.end_line + line_delta,
-                    self.end_col + (col_delta_first_line if end_first else 0))
-
 
 NO_SPAN = Span("<none>", 0, 0)
 

@@ -25,7 +25,7 @@ from .variants import VariantSpec, apply_rules, load_variant
 from .yaml_loader import Marks, decode_text, load_yaml_file, reindent, scalar_origin
 
 DATA_FIELD_TYPES = {"int", "bool", "text", "ability", "list[int]", "list[text]", "list[bool]", "any"}
-RESERVED_CARD_KEYS = {"id", "kind", "name", "text", "count", "image", "faces"}
+RESERVED_CARD_KEYS = {"id", "kind", "name", "text", "count", "image", "faces", "back"}
 
 
 def face_key(text: str) -> tuple[int, int | None]:
@@ -247,7 +247,7 @@ class GameLoader:
             count = entry.get("count", 1)
             cards.append(CardDef(cid, entry["kind"], _localized(entry.get("name")) or {"en": cid},
                                  values, int(count) if isinstance(count, int) else 1, marks.file, marks.span(()),
-                                 faces))
+                                 faces, str(entry.get("back", "card"))))
         return cards
 
     def check_hands(self, data: dict, marks: Marks, cards: list) -> dict | None:

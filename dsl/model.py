@@ -128,6 +128,7 @@ class CardDef:
     source: str              # the file the entry came from
     span: Span
     faces: dict = field(default_factory=dict)   # (side 0/1, turn) -> {field: value} by orientation
+    back: str = "card"                          # cards with the same back look alike face down
 
     @property
     def instance_ids(self) -> list[str]:

@@ -363,7 +363,7 @@ def parse_string(tok: Token, path: str, errors: list) -> tuple:
             if buf:
                 parts.append("".join(buf))
                 buf = []
-            inner = raw[i + 1:end]
+            inner = raw[i + 1:end].replace('\\"', '"')   # `"{join(xs, \", \")}"`
             # Pad so that Lark reports the embedded expression's real line and column.
             padded = "\n" * (tok.line - 1) + " " * (tok.column + i) + inner
             try:

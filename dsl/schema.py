@@ -43,6 +43,8 @@ CARD_ENTRY = {
         "text": LOCALIZED_TEXT,
         "count": {"type": "integer", "minimum": 1, "maximum": 1000, "description": "number of copies"},
         "image": {"type": "string"},
+        "back": {"type": "string", "description": "what the card's back shows; cards with the same back "
+                 "look alike face down (default: one back for every card)"},
         "faces": {"type": "object", "description": "field values by orientation: `front`, `front 180`, `back`, ...",
                   "propertyNames": {"pattern": r"^(front|back)( (0|90|180|270))?$"},
                   "additionalProperties": {"type": "object"}},

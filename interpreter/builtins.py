@@ -188,6 +188,38 @@ def _join(a):
     return lambda rt, L: sep(rt, L).join(str(x) for x in xs(rt, L))
 
 
+@implements("flatten")
+def _flatten(a):
+    xs = a.fn("lists")
+    elem = a.type("lists")
+    if elem.name == "list" and elem.elem == ZONE:
+        return lambda rt, L: tuple(c for z in xs(rt, L) for c in rt.st.zones[z])
+
+    def run(rt, L):
+        out = []
+        for x in xs(rt, L):
+            if isinstance(x, int):              # a zone given where `any` was expected
+                out.extend(rt.st.zones[x])
+            else:
+                out.extend(x)
+        return tuple(out)
+    return run
+
+
+@implements("zone_index")
+def _zone_index(a):
+    z = a.fn("zone")
+    infos = a.c.prog.zone_info
+
+    def run(rt, L):
+        zone = z(rt, L)
+        info = infos[zone]
+        if not info.dims:
+            return -1
+        return (zone - info.base) % info.size
+    return run
+
+
 @implements("first")
 def _first(a):
     if a.type("items") == ZONE:

@@ -89,6 +89,8 @@ class Compiler:
             zone_owner=zone_owner, zone_info=zone_info, nzones=len(zone_names), procs={}, triggers={},
             var_defaults={}, var_names={}, fingerprint=m.fingerprint, max_steps=m.max_steps)
         self.prog.card_fingerprint = _card_fingerprint(card_ids, card_kinds, card_defs)
+        self.prog.card_backs = [cd.back for cd in card_defs]
+        self.prog.many_backs = len(set(self.prog.card_backs)) > 1
         self.prog.compact_family = [None] * len(zone_names)
         for first, size in families:
             for k in range(size):
@@ -177,7 +179,11 @@ class Compiler:
             body = self.dblock(proc.decl.body, rule)
             nslots = cp.nslots
 
+            name = proc.name
+
             def direct(rt, args, body=body, nslots=nslots):
+                if rt.coverage is not None:
+                    rt.covered(name)
                 L = list(args) + [None] * (nslots - len(args))
                 r = body(rt, L)
                 if r is not None and r.__class__ is Return:
@@ -300,7 +306,7 @@ class Compiler:
         kind = self.res.calls[call]
         if kind[0] == "proc":
             proc = self.prog.procs[kind[1]]
-            args = [self.expr(a) for a in kind[2]]
+            args = self._args_for(kind[2], self.m.procs[kind[1]].params)
             if proc.suspends:
                 cb.call(proc, args, slot, call.span)
             else:
@@ -338,6 +344,16 @@ class Compiler:
         value = lambda rt, L: L[slot]
         return self._assign(s, value)
 
+    def _args_for(self, nodes, params):
+        """Compiled arguments; a zone given for a list parameter becomes the list of its cards."""
+        out = []
+        for node, (_, ptype) in zip(nodes, params):
+            if ptype.name == "list" and self.res.types.get(node) == ZONE:
+                out.append(self.list_expr(node))
+            else:
+                out.append(self.expr(node))
+        return out
+
     def _direct_call(self, proc: CompiledProc, args):
         def call(rt, L):
             return proc.direct(rt, [a(rt, L) for a in args])
@@ -373,6 +389,7 @@ class Compiler:
 
     def _vchoose(self, call, args, slot, cb) -> None:
         get, options, by, prompt, label, secret, finish = self._decision_common(call, args)
+        value_type = _value_type(self.res.types.get(get["options"], ANY))
         pass_label = self.expr(get["pass"]) if get["pass"] is not None else None
         span = call.span
 
@@ -393,12 +410,14 @@ class Compiler:
                 raise RulesRuntimeError("`choose` has no options to offer", span, None, "R007",
                                         "check that the list is not empty first, or give a `pass:` option")
             d = Decision(player, str(prompt(rt, L)), tuple(opts), "choose",
-                         bool(secret(rt, L)) if secret is not None else False, pass_index=pass_at)
+                         bool(secret(rt, L)) if secret is not None else False, pass_index=pass_at,
+                         value_type=value_type)
             return finish(d, rt, L)
         cb.decide(build, slot, span)
 
     def _vchoose_many(self, call, args, slot, cb) -> None:
         get, options, by, prompt, label, secret, finish = self._decision_common(call, args)
+        value_type = _value_type(self.res.types.get(get["options"], ANY))
         lo = self.expr(get["min"]) if get["min"] is not None else (lambda rt, L: 0)
         hi = self.expr(get["max"]) if get["max"] is not None else (lambda rt, L: None)
         done = self.expr(get["done"]) if get["done"] is not None else (lambda rt, L: "Done")
@@ -426,7 +445,8 @@ class Compiler:
             if high > 1:
                 text += f" ({len(picked) + 1} of {'up to ' if low < high else ''}{high})"
             return finish(Decision(player, text, tuple(opts), "choose_many",
-                                   bool(secret(rt, L)) if secret is not None else False, tuple(picked)), rt, L)
+                                   bool(secret(rt, L)) if secret is not None else False, tuple(picked),
+                                   value_type=value_type), rt, L)
         cb.decide_many(build, work, slot, span)
 
     # ================================================================ direct statements
@@ -546,7 +566,7 @@ class Compiler:
             kind = self.res.calls.get(e)
             if kind and kind[0] == "proc":
                 proc = self.prog.procs[kind[1]]
-                return self._direct_call(proc, [self.expr(a) for a in kind[2]])
+                return self._direct_call(proc, self._args_for(kind[2], self.m.procs[kind[1]].params))
         return self.expr(e)
 
     def _assign(self, s: A.Assign, value):
@@ -837,7 +857,7 @@ class Compiler:
         kind = self.res.calls[e]
         if kind[0] == "func":
             func = self.m.funcs[kind[1]]
-            args = [self.expr(a) for a in kind[2]]
+            args = self._args_for(kind[2], func.params)
             nslots = self.res.frame_sizes[func.decl]
             bodies = self._func_bodies()
             name = func.name
@@ -1090,13 +1110,13 @@ class _CodeBuilder:
             return ins
         return self._add(make, span)
 
-    def secrecy(self, delta: int, span) -> None:
+    def secrecy(self, step: int, span) -> None:
         """Enter (+1) or leave (-1) a `simultaneous` block: decisions in it are secret."""
         def make(i, t, fix):
             nxt = i + 1
 
             def ins(rt, fr):
-                fr.secret += delta
+                fr.secret += step
                 fr.pc = nxt
             return ins
         self._add(make, span)
@@ -1141,6 +1161,8 @@ class _CodeBuilder:
                 rt.st.frames.append(Frame(proc, 0, values + [None] * (proc.nslots - len(values)), ret))
                 if rt.breakpoint is not None:
                     rt.check_breakpoint(proc)
+                if rt.coverage is not None:
+                    rt.covered(proc.name)
             return ins
         self._add(make, span)
 
@@ -1159,6 +1181,8 @@ class _CodeBuilder:
                 proc = procs[name]
                 locals_ = [card(rt, L), player(rt, L)] + [None] * (proc.nslots - 2)
                 rt.st.frames.append(Frame(proc, 0, locals_))
+                if rt.coverage is not None:
+                    rt.covered(name)
             return ins
         self._add(make, span)
 
@@ -1259,6 +1283,15 @@ class _CodeBuilder:
         code = [make(i, self.targets, fix) for i, (make, _) in enumerate(self.ops)]
         spans = [span for _, span in self.ops]
         return code, spans
+
+
+def _value_type(list_type) -> str:
+    """What a decision's options are ("card", "player", "int", ...): statistics count card choices."""
+    if list_type == ZONE:
+        return "card"
+    if list_type.name == "list" and list_type.elem is not None:
+        return list_type.elem.name
+    return "any"
 
 
 def _in_simultaneous(rt) -> bool:

@@ -25,7 +25,7 @@ SAVE_FORMAT = 1
 class Match:
     def __init__(self, program, players: int | None = None, seed: int = 0, sink=None,
                  debug: bool = False, max_steps: int | None = None, _state: GameState | None = None,
-                 breakpoint: tuple | None = None, hands: dict | None = None):
+                 breakpoint: tuple | None = None, hands: dict | None = None, coverage: dict | None = None):
         model = program.model
         self.program = program
         self.players = players if players is not None else model.players[2]
@@ -43,6 +43,10 @@ class Match:
         self.state = self._initial_state(seed)
         self.rt = Runtime(program, self.state, self.players, sink, debug, max_steps)
         self.rt.breakpoint = breakpoint     # e.g. ("game", 1): stop when setup is done
+        self.rt.coverage = coverage
+        if coverage is not None:
+            for fr in self.state.frames:
+                self.rt.covered(fr.proc.name)
         self._init_vars()
         self.hands = self._deal_hands(hands or {})
         if sink is not None:
@@ -281,6 +285,19 @@ class Match:
         m.debug = self.debug
         m.state = self.state.copy()
         m.rt = Runtime(self.program, m.state, self.players, sink, self.debug, self.rt.max_steps)
+        return m
+
+    def with_state(self, state: GameState, sink=None) -> "Match":
+        """A match of the same game around another state (a search agent's sample)."""
+        m = Match.__new__(Match)
+        m.program = self.program
+        m.players = self.players
+        m.seed = self.seed
+        m.sink = sink
+        m.debug = False
+        m.hands = getattr(self, "hands", {})
+        m.state = state
+        m.rt = Runtime(self.program, state, self.players, sink, False, self.rt.max_steps)
         return m
 
     def to_json(self) -> dict:

@@ -73,8 +73,14 @@ def can_see_card(prog, st, card: int, zone: int, seat: int) -> bool:
 def card_view(prog, st, card: int, visible: bool, held: bool = False, rt=None) -> dict:
     """One card as a seat sees it; `held` cards (in a hand) have no face-up/down state."""
     if not visible:
-        # A card back shows whether the card lies sideways, not which end points where.
-        return {"facedown": True, "turn": 90} if st.turn[card] % 180 == 90 else {"facedown": True}
+        # A card back shows which back it has (when cards differ), and whether it lies
+        # sideways, not which end points where.
+        view = {"facedown": True}
+        if prog.many_backs:
+            view["back"] = prog.card_backs[card]
+        if st.turn[card] % 180 == 90:
+            view["turn"] = 90
+        return view
     cd = prog.card_defs[card]
     view = {"id": prog.card_ids[card], "name": prog.display_name(st, card), "kind": prog.card_kinds[card]}
     if not st.faceup[card] and not held:
@@ -97,7 +103,13 @@ def zone_view(prog, st, zone: int, seat: int, rt=None) -> dict:
     owner = prog.zone_owner[zone]
     shows_cards = seat < 0 or (not info.hidden and (info.visible == "all" or owner == seat))
     if not shows_cards:
-        return {"count": len(cards)}
+        if not prog.many_backs or not cards:
+            return {"count": len(cards)}
+        backs: dict = {}
+        for c in cards:
+            b = prog.card_backs[c]
+            backs[b] = backs.get(b, 0) + 1
+        return {"count": len(cards), "backs": dict(sorted(backs.items()))}
     seq = cards if info.ordered or seat < 0 else sorted(cards, key=lambda c: (prog.card_ids[c]))
     return {"count": len(cards),
             "cards": [card_view(prog, st, c, can_see_card(prog, st, c, zone, seat), info.visible == "owner", rt)

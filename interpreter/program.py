@@ -66,7 +66,33 @@ class Program:
     max_steps: int
     compiler: object = None   # compiles expressions written after loading (scenario checks)
     card_fingerprint: str = ""
+    card_backs: list = None       # card id -> its back ("card" unless the data says otherwise)
+    many_backs: bool = False      # do some cards look different face down?
     compact_family: list = None   # zone index -> (first, size) of its compacting row, or None
+
+    def evaluator(self):
+        """The game's `func evaluate(p: player) -> int` as fn(rt, seat) -> number, or None.
+
+        Games may declare it to guide the greedy bot and the design metrics (how well each
+        player is doing at any moment); see docs/simulate.md.
+        """
+        func = self.model.funcs.get("evaluate")
+        if func is None or len(func.params) != 1 or str(func.params[0][1]) != "player":
+            return None
+        cache = self.__dict__.setdefault("_evaluator", {})
+        if "fn" not in cache:
+            compiler = self.compiler
+            bodies = compiler._func_bodies()
+            if func.name not in bodies:
+                bodies[func.name] = None
+                bodies[func.name] = compiler.expr(func.decl.body)
+            body = bodies[func.name]
+            size = max(compiler.res.frame_sizes[func.decl], 1)
+
+            def evaluate(rt, seat: int):
+                return body(rt, [seat] + [None] * (size - 1))
+            cache["fn"] = evaluate
+        return cache["fn"]
 
     def display_name(self, st, card: int) -> str:
         """The card's name as it lies now (a card may name each orientation differently)."""

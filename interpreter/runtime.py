@@ -26,7 +26,7 @@ class Return:
 
 class Runtime:
     __slots__ = ("prog", "st", "n", "sink", "steps", "max_steps", "queue", "debug", "has_moved_triggers",
-                 "breakpoint", "paused")
+                 "breakpoint", "paused", "coverage")
 
     def __init__(self, prog, st, nplayers: int, sink=None, debug: bool = False, max_steps: int | None = None):
         self.prog = prog
@@ -40,6 +40,10 @@ class Runtime:
         self.has_moved_triggers = "moved" in prog.triggers
         self.breakpoint = None    # (procedure name, occurrences left) or None
         self.paused = False
+        self.coverage = None      # {rule name: times entered} when a simulation measures it
+
+    def covered(self, name: str) -> None:
+        self.coverage[name] = self.coverage.get(name, 0) + 1
 
     def check_breakpoint(self, proc) -> None:
         """Pause at the entry of a procedure named by the breakpoint (its n-th entry)."""
@@ -121,6 +125,8 @@ class Runtime:
             locals_[:len(args)] = args[:proc.nparams] if proc.nparams <= len(args) else args
             if cond is None or cond(self, locals_):
                 self.queue.append(Frame(proc, 0, locals_))
+                if self.coverage is not None:
+                    self.covered(proc.name)
 
     def below(self, n: int) -> int:
         value, self.st.rng = R.below(self.st.rng, n)

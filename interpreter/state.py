@@ -31,6 +31,7 @@ class Decision:
     help: str = ""              # a line interactive front ends show (e.g. codes to type)
     confirm: bool = False       # interactive front ends ask to confirm before committing
     pass_index: int = -1        # the `pass:` option, which one keystroke (Enter) picks at a terminal
+    value_type: str = "any"     # what the options are: "card", "player", "int", "text", ...
 
     @property
     def labels(self) -> list[str]:
@@ -97,7 +98,7 @@ def state_to_json(st: GameState) -> dict:
         d = st.pending
         pending = {"player": d.player, "prompt": d.prompt, "kind": d.kind, "secret": d.secret,
                    "picked": _to_json_value(d.picked), "help": d.help, "confirm": d.confirm,
-                   "pass_index": d.pass_index,
+                   "pass_index": d.pass_index, "value_type": d.value_type,
                    "options": [[o.label, _to_json_value(o.value)] for o in d.options]}
     return {
         "zones": st.zones, "where": st.where, "faceup": st.faceup, "turn": st.turn,
@@ -126,7 +127,8 @@ def state_from_json(data: dict, procs: dict) -> GameState:
     p = data["pending"]
     s.pending = None if p is None else Decision(
         p["player"], p["prompt"], tuple(Option(lbl, _from_json_value(v)) for lbl, v in p["options"]),
-        p["kind"], p["secret"], _from_json_value(p["picked"]), p.get("help", ""), p.get("confirm", False), p.get("pass_index", -1))
+        p["kind"], p["secret"], _from_json_value(p["picked"]), p.get("help", ""), p.get("confirm", False), p.get("pass_index", -1),
+        p.get("value_type", "any"))
     slot = data["pending_slot"]
     s.pending_slot = tuple(slot) if isinstance(slot, list) else slot
     s.result = data["result"]

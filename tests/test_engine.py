@@ -115,7 +115,7 @@ def test_observation_hides_face_down_cards_from_others_but_not_owner(giant_king)
     mine = match.observation(seat)["zones"]["row"][str(seat + 1)]["cards"][0]
     theirs = match.observation((seat + 1) % 4)["zones"]["row"][str(seat + 1)]["cards"][0]
     assert mine["id"] == prog.card_ids[card] and mine["facedown"]
-    assert theirs == {"facedown": True}
+    assert theirs == {"facedown": True, "back": "start"}       # Giant King has start and recruit backs
 
 
 def test_illegal_answers_are_rejected(giant_king):

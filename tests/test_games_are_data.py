@@ -18,7 +18,8 @@ CONCEPTS = [r"giant.?king", r"mach.?struggle", r"birthday", r"alien.?attack", r"
 # Words so common that a card named after them cannot be told apart from ordinary code.
 GENERIC = {"red", "blue", "green", "yellow", "extra", "drop", "joker", "straight", "card", "draw",
            "fire", "wind", "sword", "flag", "fog", "range", "attack", "roll", "cow", "one", "two", "pair",
-           "three", "four", "five", "seven", "double", "power", "invisible", "start"}
+           "three", "four", "five", "seven", "double", "power", "invisible", "start",
+           "alpha", "beta", "gamma", "delta", "repair", "shield", "mine", "space", "danger", "level"}
 
 
 def _terms() -> list[str]:

@@ -5,8 +5,11 @@ seat's observation, the pending decision and its legal options, nothing else. Ag
 made by name with `make_agent("random", seed=...)` (`"name:key=value,..."` for parameters).
 """
 
-from .base import Agent, AgentSpecError, SeatView, make_agent, parse_agent_spec, registered_agents
+from .base import (Agent, AgentSpecError, SeatView, make_agent, parse_agent_spec, registered_agents,
+                   split_agent_list)
 from .random_agent import RandomAgent
+from .search import GreedyAgent, MCTSAgent
 
 __all__ = ["Agent", "AgentSpecError", "SeatView", "make_agent", "parse_agent_spec", "registered_agents",
-           "RandomAgent"]
+           "split_agent_list",
+           "RandomAgent", "GreedyAgent", "MCTSAgent"]

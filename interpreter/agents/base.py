@@ -70,6 +70,23 @@ def parse_agent_spec(spec: str) -> tuple[str, dict]:
     return name, params
 
 
+def split_agent_list(text: str) -> list[str]:
+    """`mcts:iterations=40,depth=60,random` -> ["mcts:iterations=40,depth=60", "random"].
+
+    Commas separate agents, but a `key=value` piece without its own `name:` continues the
+    parameters of the agent before it.
+    """
+    out: list[str] = []
+    for piece in (p.strip() for p in text.split(",")):
+        if not piece:
+            continue
+        if "=" in piece and ":" not in piece and out:
+            out[-1] += "," + piece
+        else:
+            out.append(piece)
+    return out
+
+
 def make_agent(spec: str, seed: int) -> Agent:
     name, params = parse_agent_spec(spec)
     if name not in _REGISTRY:

@@ -448,7 +448,8 @@ def _step(run: _Run, index: int, step: dict) -> None:
         prog = run.game.program
         actual = [prog.card_ids[c] for c in match.state.zones[zone]]
         if "cards" in spec:
-            want = [_match_id(prog, w, actual) for w in spec["cards"]]
+            taken: set = set()
+            want = [_match_id(prog, w, actual, taken) for w in spec["cards"]]
             if actual != want:
                 raise ScenarioFailure(f"{spec['zone']} holds {actual}, expected {spec['cards']}", None, aspan)
         if "count" in spec and len(actual) != spec["count"]:
@@ -509,12 +510,15 @@ def _step(run: _Run, index: int, step: dict) -> None:
     raise AssertionError(action)  # pragma: no cover
 
 
-def _match_id(prog, want: str, actual: list) -> str:
-    """Let a scenario name a copy by its card id: `black_knight_3` matches `black_knight_3#2`."""
+def _match_id(prog, want: str, actual: list, taken: set) -> str:
+    """Let a scenario name a copy by its card id: `black_knight_3` matches `black_knight_3#2`
+    (each copy once, in the zone's order)."""
     if want in prog.card_by_id:
+        taken.add(want)
         return want
     for a in actual:
-        if a.split("#")[0] == want:
+        if a.split("#")[0] == want and a not in taken:
+            taken.add(a)
             return a
     return want
 

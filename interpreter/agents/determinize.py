@@ -1,0 +1,84 @@
+"""Determinization: a full game state a seat could believe in, built from what it may see.
+
+Search agents must not peek. Before they look ahead they replace the true state by a
+*sample*: every card whose face the seat cannot see (cards in hidden zones, in other
+players' hands, face down) is dealt again at random among the hidden places showing the
+same card back (games where cards have different backs say so with `back:` in the card
+data; observations then show the backs), a face-down card's end-for-end orientation (0 or
+180, 90 or 270) is drawn again, and the game's own random generator is reseeded. The sample depends only on the seat's
+observation and the agent's generator, never on where the hidden cards really are: two
+true states that look the same to the seat give the same samples (tested).
+
+Limits (documented in docs/simulate.md): the sample is consistent with what the seat sees
+now, not with everything it saw before (a card it saw go into a hand may be dealt
+elsewhere), and hidden per-player variables keep their values.
+"""
+
+from __future__ import annotations
+
+from .. import rng as R
+from ..observation import can_see_card
+
+
+def hidden_places(match, seat: int) -> list[tuple[int, int, bool]]:
+    """(zone, position, kind shown) of every card `seat` cannot identify, in a fixed order.
+
+    `kind shown` is False in zones shown only as counts (a deck, another player's hand):
+    there the seat knows how many cards of each kind the zone holds, not where they lie.
+    """
+    prog, st = match.program, match.state
+    places = []
+    for z, cards in enumerate(st.zones):
+        info = prog.zone_info[z]
+        owner = prog.zone_owner[z]
+        whole_zone_hidden = info.hidden or (info.visible == "owner" and owner != seat)
+        for pos, c in enumerate(cards):
+            if whole_zone_hidden or not can_see_card(prog, st, c, z, seat):
+                places.append((z, pos, not whole_zone_hidden))
+    return places
+
+
+def sample_state(match, seat: int, rng_state: int):
+    """A copy of the match's state with the hidden cards dealt again; returns (state, rng)."""
+    st = match.state.copy()
+    backs = match.program.card_backs
+    hidden = hidden_places(match, seat)
+    # 1. The back each hidden place will show: seen on the table, or drawn from its zone's counts.
+    by_zone: dict = {}
+    for z, pos, shown in hidden:
+        by_zone.setdefault(z, []).append((pos, shown))
+    groups: dict = {}
+    for z in sorted(by_zone):
+        spots = by_zone[z]
+        unseen = [pos for pos, shown in spots if not shown]
+        labels = sorted(backs[st.zones[z][pos]] for pos in unseen)
+        rng_state = R.shuffle(labels, rng_state)
+        assigned = dict(zip(unseen, labels))
+        for pos, shown in spots:
+            back = backs[st.zones[z][pos]] if shown else assigned[pos]
+            groups.setdefault(back, []).append((z, pos))
+    # 2. Deal the hidden cards with each back among the places showing that back.
+    true = match.state
+    all_hidden = [true.zones[z][pos] for z, pos, _ in hidden]
+    cvars = st.cvars
+    for back in sorted(groups):
+        places = groups[back]
+        cards = sorted(c for c in all_hidden if backs[c] == back)   # canonical: not where they really are
+        faces = [true.faceup[true.zones[z][pos]] for z, pos in places]
+        turns = [true.turn[true.zones[z][pos]] for z, pos in places]
+        saved = [[row[true.zones[z][pos]] for z, pos in places] for row in cvars]
+        rng_state = R.shuffle(cards, rng_state)
+        for k, (z, pos) in enumerate(places):
+            c = cards[k]
+            st.zones[z][pos] = c
+            st.where[c] = z
+            # What the seat sees of the place stays: the card lies the same way up...
+            st.faceup[c] = faces[k]
+            # ...and sideways or not, but which end points where is unknown.
+            flip, rng_state = R.below(rng_state, 2)
+            st.turn[c] = (turns[k] + 180 * flip) % 360 if not faces[k] else turns[k]
+            for v, row in enumerate(cvars):
+                row[c] = saved[v][k]
+    seed, rng_state = R.next_u64(rng_state)
+    st.rng = R.seed_state(seed)
+    return st, rng_state

@@ -1,0 +1,349 @@
+"""Batch simulation: many games with bots, summarised as the games stream in
+(pipeline: running game -> agents -> **statistics**).
+
+`simulate(config)` plays games `0..n-1`; game `i` uses the seed `derive(seed, i)` and the
+agents' seeds derive from it, so a game's outcome does not depend on which worker plays it:
+`--jobs 1`, `--jobs 8` and a Dask cluster give the same numbers. Each game is reduced, in
+the worker, to a small record (result, length, branching, time, rules coverage, card use,
+design metrics); the `Aggregator` folds records in game order into streaming summaries, so
+memory stays flat for any number of games. Metric definitions and their sources are in
+docs/simulate.md.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field
+
+from rulesvm import api
+from rulesvm.interpreter import RulesRuntimeError
+from rulesvm.interpreter.agents import SeatView, make_agent
+from rulesvm.interpreter.agents.search import rewards
+from rulesvm.interpreter.rng import derive
+
+from .stats import Distribution, wilson
+
+
+@dataclass(frozen=True)
+class SimConfig:
+    game: str
+    n: int = 100
+    players: int | None = None
+    agents: tuple = ("random",)     # agent spec per seat (cycled when shorter)
+    seed: int = 0
+    variants: tuple = ()
+    card_sets: tuple = ()
+    set_pairs: tuple = ()
+    max_steps: int | None = None
+    chunk: int = 25
+
+    def seat_agents(self, players: int) -> list[str]:
+        return [self.agents[s % len(self.agents)] for s in range(players)]
+
+
+_GAMES: dict = {}   # per process: loaded games, so workers compile each game once
+
+
+def load_for(config: SimConfig) -> api.Game:
+    key = (os.path.abspath(config.game), config.card_sets, config.variants, config.set_pairs)
+    if key not in _GAMES:
+        _GAMES[key] = api.load_game(config.game, list(config.card_sets), list(config.variants),
+                                    set_pairs=list(config.set_pairs))
+    return _GAMES[key]
+
+
+# ---------------------------------------------------------------------- one game
+
+def play_one(config: SimConfig, index: int) -> dict:
+    """Play game `index` of a simulation and reduce it to a record (JSON-able dict)."""
+    game = load_for(config)
+    players = config.players or game.model.players[2]
+    seed = derive(config.seed, index) & 0x7FFFFFFF
+    specs = config.seat_agents(players)
+    record = {"index": index, "seed": seed, "players": players, "agents": specs}
+    coverage: dict = {}
+    zone_owner = {name: owner for name, owner in zip(game.program.zone_names, game.program.zone_owner)}
+    moves = {"acquired": {}}
+
+    def sink(rec: dict) -> None:
+        if rec["type"] == "move":
+            to_owner = zone_owner.get(rec["to"])
+            if to_owner is not None:
+                for cid, src in zip(rec["cards"], rec["from"]):
+                    if zone_owner.get(src) != to_owner:
+                        key = (cid.split("#")[0], to_owner)
+                        moves["acquired"][key] = moves["acquired"].get(key, 0) + 1
+    start = time.perf_counter()
+    try:
+        agents = {s: make_agent(specs[s], derive(seed, 1000 + s)) for s in range(players)}
+        match = api.new_game(game, players, seed, sink=sink, max_steps=config.max_steps, coverage=coverage)
+        evaluate = game.program.evaluator()
+        decisions = forced = options = turns = 0
+        last_player = None
+        chosen: dict = {}
+        trajectory = []
+        while not match.is_over:
+            d = match.decision
+            seat = d.player
+            i = agents[seat].choose(SeatView(match, seat))
+            decisions += 1
+            options += len(d.options)
+            if seat != last_player:
+                turns += 1
+                last_player = seat
+            if d.value_type == "card" and d.options[i].value is not None:
+                cid = game.program.card_ids[d.options[i].value].split("#")[0]
+                chosen[(cid, seat)] = chosen.get((cid, seat), 0) + 1
+            match.apply(i)
+            if evaluate is not None and players > 1:
+                trajectory.append([evaluate(match.rt, s) for s in range(players)])
+        result = match.result
+    except RulesRuntimeError as exc:
+        record.update(error=exc.describe(), time=time.perf_counter() - start)
+        return record
+    record.update(
+        time=time.perf_counter() - start, result=result, decisions=decisions, turns=turns,
+        options=options, coverage=coverage,
+        rewards=rewards(result, players), forced_free=decisions,
+        chosen=[[c, s, k] for (c, s), k in sorted(chosen.items())],
+        acquired=[[c, s, k] for (c, s), k in sorted(moves["acquired"].items())],
+        drama=design_metrics(trajectory, result, players) if trajectory else None)
+    return record
+
+
+def run_chunk(config: SimConfig, start: int, stop: int) -> list[dict]:
+    return [play_one(config, i) for i in range(start, stop)]
+
+
+def design_metrics(traj: list, result: dict, players: int) -> dict | None:
+    """Lead changes, drama, decisiveness, stability of one game (see docs/simulate.md)."""
+    winner = result.get("winner")
+    if not traj:
+        return None
+    leaders = []
+    for values in traj:
+        best = max(values)
+        top = [s for s, v in enumerate(values) if v == best]
+        leaders.append(top[0] if len(top) == 1 else None)
+    changes = sum(1 for a, b in zip(leaders, leaders[1:]) if a is not None and b is not None and a != b)
+    lo = min(min(v) for v in traj)
+    hi = max(max(v) for v in traj)
+    span = (hi - lo) or 1
+    out = {"lead_changes": changes / max(len(traj) - 1, 1)}
+    steps = [sum(abs(b - a) for a, b in zip(v1, v2)) / players / span for v1, v2 in zip(traj, traj[1:])]
+    out["stability"] = 1 - (sum(steps) / len(steps) if steps else 0.0)
+    if winner is not None:
+        w = winner - 1
+        behind = [(max(v) - v[w]) / span for v in traj if max(v) > v[w]]
+        out["drama"] = sum(behind) / len(behind) if behind else 0.0
+        decided = len(traj)
+        for k in range(len(traj) - 1, -1, -1):
+            if leaders[k] != w:
+                break
+            decided = k
+        out["decisiveness"] = 1 - decided / len(traj)
+    return out
+
+
+# ---------------------------------------------------------------------- aggregation
+
+@dataclass
+class Aggregator:
+    players: int
+    agents: list
+    games: int = 0
+    errors: list = field(default_factory=list)
+    wins: list = field(default_factory=list)           # per seat
+    agent_wins: dict = field(default_factory=dict)     # agent spec -> [wins, seats played]
+    draws: int = 0
+    outcomes: dict = field(default_factory=dict)
+    reward: list = field(default_factory=list)
+    decisions: Distribution = field(default_factory=Distribution)
+    turns: Distribution = field(default_factory=Distribution)
+    branching: Distribution = field(default_factory=lambda: Distribution(precision=2))
+    time: Distribution = field(default_factory=lambda: Distribution(precision=3))
+    scores: list = field(default_factory=list)         # per seat: Distribution
+    coverage: dict = field(default_factory=dict)       # rule -> times run
+    cards: dict = field(default_factory=dict)          # card -> {chosen, acquired, games, wins}
+    metrics: dict = field(default_factory=dict)        # metric -> Distribution
+
+    def __post_init__(self):
+        self.wins = [0] * self.players
+        self.reward = [0.0] * self.players
+        self.scores = [Distribution(precision=2) for _ in range(self.players)]
+
+    def add(self, rec: dict) -> None:
+        if "error" in rec:
+            self.errors.append({"index": rec["index"], "seed": rec["seed"], "error": rec["error"]})
+            return
+        self.games += 1
+        result = rec["result"]
+        winner = result.get("winner")
+        if winner is None and self.players > 1:
+            self.draws += 1
+        elif winner is not None:
+            self.wins[winner - 1] += 1
+        outcome = result.get("outcome") or ("win" if winner else "draw" if self.players > 1 else "none")
+        self.outcomes[outcome] = self.outcomes.get(outcome, 0) + 1
+        for s, spec in enumerate(rec["agents"]):
+            entry = self.agent_wins.setdefault(spec, [0, 0])
+            entry[1] += 1
+            if winner == s + 1:
+                entry[0] += 1
+        for s, r in enumerate(rec["rewards"]):
+            self.reward[s] += r
+        for s, value in (result.get("scores") or {}).items():
+            if isinstance(value, (int, float)) and int(s) - 1 < self.players:
+                self.scores[int(s) - 1].add(value)
+        self.decisions.add(rec["decisions"])
+        self.turns.add(rec["turns"])
+        if rec["decisions"]:
+            self.branching.add(rec["options"] / rec["decisions"])
+        self.time.add(rec["time"])
+        for rule, k in rec["coverage"].items():
+            self.coverage[rule] = self.coverage.get(rule, 0) + k
+        for key in ("chosen", "acquired"):
+            seen = set()
+            for cid, seat, k in rec[key]:
+                c = self.cards.setdefault(cid, {"chosen": 0, "acquired": 0, "games": 0, "wins": 0})
+                c[key] += k
+                if (cid, seat) not in seen:
+                    seen.add((cid, seat))
+                    c["games"] += 1
+                    c["wins"] += 1 if winner == seat + 1 else 0
+        for name, value in (rec.get("drama") or {}).items():
+            self.metrics.setdefault(name, Distribution(precision=3)).add(value)
+
+    def summary(self, rules: list[str], cards: list[str], meaningful: float | None = None) -> dict:
+        n = self.games
+        seats = []
+        for s in range(self.players):
+            lo, hi = wilson(self.wins[s], n)
+            seats.append({"seat": s + 1, "agent": self.agents[s % len(self.agents)], "wins": self.wins[s],
+                          "win_rate": round(self.wins[s] / n, 4) if n else None,
+                          "ci95": [round(lo, 4), round(hi, 4)],
+                          "mean_reward": round(self.reward[s] / n, 4) if n else None,
+                          "score": self.scores[s].summary()})
+        agents = {}
+        for spec, (w, played) in sorted(self.agent_wins.items()):
+            lo, hi = wilson(w, played)
+            agents[spec] = {"wins": w, "seats_played": played, "win_rate": round(w / played, 4) if played else None,
+                            "ci95": [round(lo, 4), round(hi, 4)]}
+        first = None
+        if self.players > 1 and n:
+            expected = 1 / self.players
+            first = {"seat1_win_rate": round(self.wins[0] / n, 4), "fair_share": round(expected, 4),
+                     "advantage": round(self.wins[0] / n - expected, 4)}
+        never = sorted(r for r in rules if r not in self.coverage)
+        card_rows = {}
+        for cid in cards:
+            c = self.cards.get(cid, {"chosen": 0, "acquired": 0, "games": 0, "wins": 0})
+            card_rows[cid] = dict(c, win_rate=round(c["wins"] / c["games"], 4) if c["games"] else None)
+        return {
+            "games": n, "errors": self.errors, "players": self.players,
+            "seats": seats, "agents": agents, "draws": self.draws,
+            "draw_rate": round(self.draws / n, 4) if n and self.players > 1 else None,
+            "first_player": first, "outcomes": self.outcomes,
+            "outcome_rates": {k: round(v / n, 4) for k, v in sorted(self.outcomes.items())} if n else {},
+            "length": {"decisions": self.decisions.summary(), "turns": self.turns.summary()},
+            "branching": self.branching.summary(), "time_per_game": self.time.summary(),
+            "coverage": {"runs": dict(sorted(self.coverage.items())), "never_run": never},
+            "cards": card_rows,
+            "design": {name: d.summary() for name, d in sorted(self.metrics.items())},
+        }
+
+
+def rule_names(game: api.Game) -> list[str]:
+    m = game.model
+    names = [p.name for p in m.procs.values()]
+    names += [t.proc.name for t in m.triggers]
+    return sorted(names)
+
+
+# ---------------------------------------------------------------------- running
+
+class Interrupted(Exception):
+    pass
+
+
+def simulate(config: SimConfig, jobs: int = 1, backend: str = "local", scheduler: str | None = None,
+             progress=None, cluster_options: dict | None = None) -> dict:
+    """Play `config.n` games and summarise them; `progress(done, total)` is called as they finish.
+
+    A KeyboardInterrupt stops the simulation and summarises the games finished so far
+    (the summary then says `"interrupted": true`).
+    """
+    game = load_for(config)
+    players = config.players or game.model.players[2]
+    lo, hi, _ = game.model.players
+    if not lo <= players <= hi:
+        raise ValueError(f"{game.name} is for {lo}" + (f" to {hi}" if hi != lo else "") + f" players, not {players}")
+    for spec in config.seat_agents(players):
+        make_agent(spec, 0)          # raises AgentSpecError early for a bad spec
+    agg = Aggregator(players, config.seat_agents(players))
+    chunks = [(i, min(i + config.chunk, config.n)) for i in range(0, config.n, config.chunk)]
+    interrupted = False
+    started = time.perf_counter()
+    try:
+        for records in _run_chunks(config, chunks, jobs, backend, scheduler, cluster_options):
+            for rec in records:
+                agg.add(rec)
+            if progress is not None:
+                progress(agg.games + len(agg.errors), config.n)
+    except KeyboardInterrupt:
+        interrupted = True
+    summary = agg.summary(rule_names(game), [c.id for c in game.model.cards])
+    summary.update(game=game.model.id, variants=list(game.model.applied_variants), seed=config.seed,
+                   requested=config.n, interrupted=interrupted, jobs=jobs, backend=backend,
+                   wall_time=round(time.perf_counter() - started, 3),
+                   options={k: (list(v) if isinstance(v, tuple) else v) for k, v in game.program.options.items()})
+    return summary
+
+
+def _run_chunks(config, chunks, jobs: int, backend: str, scheduler, cluster_options):
+    """Yield the records of each chunk, in chunk order, whatever order workers finish in."""
+    if backend == "dask":
+        yield from _dask_chunks(config, chunks, scheduler, cluster_options or {})
+        return
+    if jobs <= 1:
+        for start, stop in chunks:
+            yield run_chunk(config, start, stop)
+        return
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    ctx = multiprocessing.get_context("fork") if hasattr(os, "fork") else None
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
+        futures = [pool.submit(run_chunk, config, start, stop) for start, stop in chunks]
+        try:
+            for fut in futures:
+                yield fut.result()
+        except KeyboardInterrupt:
+            for fut in futures:
+                fut.cancel()
+            raise
+
+
+def _dask_chunks(config, chunks, scheduler, cluster_options):
+    try:
+        from dask.distributed import Client, LocalCluster
+    except ImportError:
+        raise ValueError("the Dask backend needs `pip install rulesvm[dask]`") from None
+    cluster = None
+    try:
+        if scheduler:
+            client = Client(scheduler, timeout=cluster_options.get("timeout", 10))
+        else:
+            cluster = LocalCluster(n_workers=cluster_options.get("workers", 2), threads_per_worker=1,
+                                   processes=cluster_options.get("processes", True), dashboard_address=None)
+            client = Client(cluster)
+    except (OSError, TimeoutError) as exc:
+        raise ValueError(f"cannot reach the Dask scheduler {scheduler}: {exc}") from None
+    try:
+        futures = [client.submit(run_chunk, config, start, stop, pure=False) for start, stop in chunks]
+        for fut in futures:
+            yield fut.result()
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()

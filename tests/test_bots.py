@@ -1,0 +1,106 @@
+"""The generic bots: they never see what their seat may not, they are reproducible, and
+they are real (they beat the random bot by a statistically significant margin)."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from rulesvm import api
+from rulesvm.interpreter.agents import SeatView, make_agent, split_agent_list
+from rulesvm.interpreter.agents.determinize import sample_state
+from rulesvm.interpreter.rng import derive
+from rulesvm.stats import binomial_tail
+
+from .conftest import ROOT, load
+
+GK = os.path.join(ROOT, "games", "giant_king.yaml")
+MS = os.path.join(ROOT, "games", "mach_struggle.yaml")
+BF = os.path.join(ROOT, "games", "birthdays_fight.yaml")
+
+
+def _swap_hidden(match, seat):
+    """Swap two cards the seat cannot see (same kind): the hands of two other players, and
+    the order of the hidden recruit deck."""
+    prog, st = match.program, match.state
+    hand = st.zones[prog.zone_index("hand", (seat + 1) % match.players)]
+    other = st.zones[prog.zone_index("hand", (seat + 2) % match.players)]
+    a = next(c for c in hand if prog.card_kinds[c] == "start")
+    b = next(c for c in other if prog.card_kinds[c] == "start")
+    ia, ib = hand.index(a), other.index(b)
+    hand[ia], other[ib] = b, a
+    st.where[a], st.where[b] = st.where[b], st.where[a]
+    recruit = st.zones[prog.zone_index("recruit")]
+    recruit.reverse()
+
+
+@pytest.mark.parametrize("spec", ["greedy", "mcts:iterations=20,depth=30"])
+def test_bots_cannot_see_hidden_cards(spec):
+    game = load(GK)
+    base = api.new_game(game, 4, 11)
+    base.apply(0)
+    twin = base.clone()
+    seat = base.current_player
+    _swap_hidden(twin, seat)
+    assert json.dumps(base.state.zones) != json.dumps(twin.state.zones)
+    assert base.observation(seat) == twin.observation(seat)
+    a = make_agent(spec, 5).choose(SeatView(base, seat))
+    b = make_agent(spec, 5).choose(SeatView(twin, seat))
+    assert a == b
+    # The samples a bot searches are identical too.
+    sa, _ = sample_state(base, seat, 99)
+    sb, _ = sample_state(twin, seat, 99)
+    assert sa.zones == sb.zones and sa.rng == sb.rng
+
+
+def test_samples_keep_what_the_seat_sees():
+    game = load(GK)
+    match = api.new_game(game, 4, 3)
+    seat = match.current_player
+    sample, _ = sample_state(match, seat, 7)
+    assert match.with_state(sample).observation(seat) == match.observation(seat)
+    assert sample.zones != match.state.zones           # hidden cards were dealt again
+
+
+@pytest.mark.parametrize("spec", ["greedy", "mcts:iterations=15"])
+def test_bots_are_reproducible(spec):
+    game = load(MS)
+    results = []
+    for _ in range(2):
+        match = api.new_game(game, 2, 4)
+        agents = {0: make_agent(spec, 1), 1: make_agent("random", 2)}
+        results.append((api.play(match, agents), match.decisions_made))
+    assert results[0] == results[1]
+
+
+def test_agent_list_parsing():
+    assert split_agent_list("mcts:iterations=40,depth=60,random") == ["mcts:iterations=40,depth=60", "random"]
+    assert split_agent_list("greedy, random") == ["greedy", "random"]
+
+
+def _duel(path, spec, games, players):
+    """Games won by `spec` against random bots, rotating its seat."""
+    game = load(path)
+    wins = 0
+    for g in range(games):
+        seat = g % players
+        agents = {s: make_agent(spec if s == seat else "random", derive(g, s)) for s in range(players)}
+        result = api.play(api.new_game(game, players, 1000 + g), agents)
+        wins += result.get("winner") == seat + 1
+    return wins
+
+
+@pytest.mark.parametrize("path,spec,games,players", [
+    (MS, "greedy", 16, 2),
+    (MS, "mcts:iterations=40", 12, 2),
+    (BF, "greedy", 16, 2),
+    (BF, "mcts:iterations=30,depth=60", 10, 2),
+    (GK, "greedy", 40, 4),
+    (GK, "mcts:iterations=40,depth=20", 12, 4),
+])
+def test_bots_beat_random(path, spec, games, players):
+    wins = _duel(path, spec, games, players)
+    p = binomial_tail(wins, games, 1 / players)
+    assert p < 0.05, f"{spec} won {wins}/{games} (p = {p:.3f})"
