@@ -103,6 +103,44 @@ class Screen:
         else:
             self.out.print(Text(full_state_text(obs)))
 
+    def simulation(self, summary: dict) -> None:
+        from rulesvm.report import summary_tables
+        o = self.out
+        o.print(Text(f"{summary['game']}: {summary['games']} games, {summary['players']} players, seed "
+                     f"{summary['seed']}" + (f", variants {', '.join(summary['variants'])}" if summary["variants"] else "")
+                     + f" ({summary['wall_time']} s)", style="bold"))
+        if summary.get("first_player"):
+            fp = summary["first_player"]
+            o.print(f"first player: wins {fp['seat1_win_rate']:.3f} against a fair share of {fp['fair_share']:.3f} "
+                    f"(advantage {fp['advantage']:+.3f})")
+        for name, head, rows in summary_tables(summary):
+            if name == "Cards" and len(rows) > 15:
+                rows = rows[:15]
+                name += " (15 most used; --json or --report for all)"
+            if name == "Rules coverage" and len(rows) > 25:
+                rows = rows[:25]
+            t = Table(title=name)
+            for h in head:
+                t.add_column(h)
+            for row in rows:
+                t.add_row(*[f"{c:.3f}" if isinstance(c, float) else ("-" if c is None else str(c)) for c in row])
+            o.print(t)
+        never = summary["coverage"]["never_run"]
+        if never:
+            o.print(Text(f"never run in any game: {', '.join(never)}", style="yellow"))
+        for e in summary["errors"][:10]:
+            self.err.print(Text(f"game {e['index']} (seed {e['seed']}) failed: {e['error']}", style="red"))
+
+    def comparison(self, data: dict) -> None:
+        for v in data["variants"]:
+            t = Table(title=f"base vs {', '.join(v['variants'])} ({v['games']} games each, same seeds)")
+            for h in ("metric", "base", "variant", "difference", "p-value", "significant"):
+                t.add_column(h)
+            for m in v["metrics"]:
+                t.add_row(m["metric"], _num(m["base"]), _num(m["variant"]), _num(m["difference"], signed=True),
+                          _num(m["p_value"]), "yes" if m["significant"] else "")
+            self.out.print(t)
+
     def variant_diff(self, data: dict) -> None:
         o = self.out
         o.print(Text(f"{data['game']} + {', '.join(data['variants'])}", style="bold"))
@@ -189,6 +227,14 @@ class Screen:
             fields = ", ".join(f"{k}: {v}" for k, v in info["kinds"].get(kind, {}).items())
             t.add_row(kind, str(count), fields)
         o.print(t)
+
+
+def _num(v, signed: bool = False) -> str:
+    if v is None:
+        return "-"
+    if isinstance(v, float):
+        return f"{v:+.4f}" if signed else f"{v:.4f}"
+    return f"{v:+d}" if signed and isinstance(v, int) else str(v)
 
 
 def _show(value) -> str:

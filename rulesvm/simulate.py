@@ -37,9 +37,16 @@ class SimConfig:
     set_pairs: tuple = ()
     max_steps: int | None = None
     chunk: int = 25
+    rotate: bool = True             # rotate different agents over the seats, game by game
 
-    def seat_agents(self, players: int) -> list[str]:
-        return [self.agents[s % len(self.agents)] for s in range(players)]
+    def seat_agents(self, players: int, index: int = 0) -> list[str]:
+        """The agent of each seat in game `index`: the list cycled over the seats and, when
+        the agents differ, shifted by one seat per game so that each plays every seat."""
+        base = [self.agents[s % len(self.agents)] for s in range(players)]
+        if not self.rotate or len(set(base)) < 2:
+            return base
+        shift = index % players
+        return base[-shift:] + base[:-shift] if shift else base
 
 
 _GAMES: dict = {}   # per process: loaded games, so workers compile each game once
@@ -60,7 +67,7 @@ def play_one(config: SimConfig, index: int) -> dict:
     game = load_for(config)
     players = config.players or game.model.players[2]
     seed = derive(config.seed, index) & 0x7FFFFFFF
-    specs = config.seat_agents(players)
+    specs = config.seat_agents(players, index)
     record = {"index": index, "seed": seed, "players": players, "agents": specs}
     coverage: dict = {}
     zone_owner = {name: owner for name, owner in zip(game.program.zone_names, game.program.zone_owner)}
@@ -92,7 +99,7 @@ def play_one(config: SimConfig, index: int) -> dict:
             if seat != last_player:
                 turns += 1
                 last_player = seat
-            if d.value_type == "card" and d.options[i].value is not None:
+            if d.value_type == "card" and isinstance(d.options[i].value, int):
                 cid = game.program.card_ids[d.options[i].value].split("#")[0]
                 chosen[(cid, seat)] = chosen.get((cid, seat), 0) + 1
             match.apply(i)
@@ -167,8 +174,10 @@ class Aggregator:
     coverage: dict = field(default_factory=dict)       # rule -> times run
     cards: dict = field(default_factory=dict)          # card -> {chosen, acquired, games, wins}
     metrics: dict = field(default_factory=dict)        # metric -> Distribution
+    seat_agents: list = field(default_factory=list)    # per seat: the agents that played it
 
     def __post_init__(self):
+        self.seat_agents = [set() for _ in range(self.players)]
         self.wins = [0] * self.players
         self.reward = [0.0] * self.players
         self.scores = [Distribution(precision=2) for _ in range(self.players)]
@@ -187,10 +196,12 @@ class Aggregator:
         outcome = result.get("outcome") or ("win" if winner else "draw" if self.players > 1 else "none")
         self.outcomes[outcome] = self.outcomes.get(outcome, 0) + 1
         for s, spec in enumerate(rec["agents"]):
-            entry = self.agent_wins.setdefault(spec, [0, 0])
+            entry = self.agent_wins.setdefault(spec, [0, 0, 0.0])
             entry[1] += 1
+            entry[2] += rec["rewards"][s]
             if winner == s + 1:
                 entry[0] += 1
+            self.seat_agents[s].add(spec)
         for s, r in enumerate(rec["rewards"]):
             self.reward[s] += r
         for s, value in (result.get("scores") or {}).items():
@@ -220,16 +231,18 @@ class Aggregator:
         seats = []
         for s in range(self.players):
             lo, hi = wilson(self.wins[s], n)
-            seats.append({"seat": s + 1, "agent": self.agents[s % len(self.agents)], "wins": self.wins[s],
+            seats.append({"seat": s + 1, "agent": "/".join(sorted(self.seat_agents[s])) or self.agents[s % len(self.agents)],
+                          "wins": self.wins[s],
                           "win_rate": round(self.wins[s] / n, 4) if n else None,
                           "ci95": [round(lo, 4), round(hi, 4)],
                           "mean_reward": round(self.reward[s] / n, 4) if n else None,
                           "score": self.scores[s].summary()})
         agents = {}
-        for spec, (w, played) in sorted(self.agent_wins.items()):
+        for spec, (w, played, reward) in sorted(self.agent_wins.items()):
             lo, hi = wilson(w, played)
             agents[spec] = {"wins": w, "seats_played": played, "win_rate": round(w / played, 4) if played else None,
-                            "ci95": [round(lo, 4), round(hi, 4)]}
+                            "ci95": [round(lo, 4), round(hi, 4)],
+                            "mean_reward": round(reward / played, 4) if played else None}
         first = None
         if self.players > 1 and n:
             expected = 1 / self.players
@@ -246,7 +259,9 @@ class Aggregator:
             "draw_rate": round(self.draws / n, 4) if n and self.players > 1 else None,
             "first_player": first, "outcomes": self.outcomes,
             "outcome_rates": {k: round(v / n, 4) for k, v in sorted(self.outcomes.items())} if n else {},
-            "length": {"decisions": self.decisions.summary(), "turns": self.turns.summary()},
+            "length": {"decisions": self.decisions.summary(), "turns": self.turns.summary(),
+                       "decisions_histogram": self.decisions.histogram()},
+            "score_histograms": [self.scores[s].histogram() for s in range(self.players)],
             "branching": self.branching.summary(), "time_per_game": self.time.summary(),
             "coverage": {"runs": dict(sorted(self.coverage.items())), "never_run": never},
             "cards": card_rows,

@@ -25,6 +25,7 @@ PLAYTHROUGHS = [
     ("games/giant_king.yaml", 3, 2),
     ("games/mach_struggle.yaml", 2, 1),
     ("games/birthdays_fight.yaml", 2, 1),
+    ("games/ufo_abduction.yaml", 1, 1),
 ]
 
 

@@ -1,0 +1,146 @@
+"""Batch simulation: reproducible whatever the workers, streaming statistics, outputs,
+variant comparison, the Dask backend, and bad input."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from rulesvm.simulate import SimConfig, simulate
+from rulesvm.stats import binomial_tail, two_proportion_p, welch_p, wilson
+
+from .conftest import ROOT
+from .test_cli import rulesvm
+
+GK = os.path.join(ROOT, "games", "giant_king.yaml")
+MS = os.path.join(ROOT, "games", "mach_struggle.yaml")
+
+
+def _strip(summary: dict) -> dict:
+    """A summary without what depends on the machine (times) or the run (jobs, backend)."""
+    s = json.loads(json.dumps(summary))
+    for key in ("wall_time", "jobs", "backend", "time_per_game"):
+        s.pop(key, None)
+    return s
+
+
+def test_same_numbers_whatever_the_number_of_jobs():
+    config = SimConfig(GK, n=60, seed=3, chunk=7)
+    one = simulate(config, jobs=1)
+    two = simulate(config, jobs=2)
+    assert _strip(one) == _strip(two)
+    assert one["games"] == 60 and not one["errors"]
+
+
+def test_summary_contents():
+    s = simulate(SimConfig(GK, n=80, seed=1, agents=("greedy", "random", "random", "random")))
+    assert sum(seat["wins"] for seat in s["seats"]) + s["draws"] == 80
+    assert s["agents"]["greedy"]["seats_played"] == 80          # rotated: once per game, over all seats
+    assert s["agents"]["greedy"]["win_rate"] > s["agents"]["random"]["win_rate"]
+    lo, hi = s["seats"][0]["ci95"]
+    assert lo <= s["seats"][0]["win_rate"] <= hi
+    assert s["length"]["decisions"]["mean"] > 50 and s["branching"]["mean"] > 1
+    assert s["coverage"]["runs"]["play_round"] > 80 and s["coverage"]["never_run"] == []
+    assert s["cards"]["joker"]["chosen"] > 0 and 0 <= s["cards"]["joker"]["win_rate"] <= 1
+    assert set(s["design"]) == {"lead_changes", "drama", "decisiveness", "stability"}
+    assert s["first_player"]["fair_share"] == 0.25
+
+
+def test_solo_game_reports_outcomes_and_scores():
+    s = simulate(SimConfig(os.path.join(ROOT, "games", "ufo_abduction.yaml"), n=40, seed=2))
+    assert s["players"] == 1 and sum(s["outcomes"].values()) == 40
+    assert set(s["outcome_rates"]) <= {"completed", "game over"}
+    assert s["seats"][0]["score"]["n"] == 40
+
+
+def test_games_that_fail_are_counted_with_their_seed():
+    s = simulate(SimConfig(os.path.join(ROOT, "tests", "games", "runaway.yaml"), n=20, seed=1, max_steps=2000))
+    assert s["games"] + len(s["errors"]) == 20
+    assert s["errors"] and all("seed" in e and "R002" in e["error"] for e in s["errors"])
+
+
+def test_interrupt_keeps_finished_games():
+    calls = []
+
+    def progress(done, total):
+        calls.append(done)
+        if done >= 10:
+            raise KeyboardInterrupt
+    s = simulate(SimConfig(GK, n=50, seed=1, chunk=5), progress=progress)
+    assert s["interrupted"] and s["games"] == 10 and s["requested"] == 50
+
+
+def test_memory_stays_flat():
+    from rulesvm.simulate import Aggregator, play_one
+    config = SimConfig(MS, n=1, seed=0)
+    agg = Aggregator(2, ["random"])
+    rec = play_one(config, 0)
+    for _ in range(3000):
+        agg.add(rec)
+    size = len(json.dumps(agg.summary([], [])))
+    for _ in range(3000):
+        agg.add(rec)
+    assert len(json.dumps(agg.summary([], []))) < size * 1.2
+
+
+def test_dask_backend_gives_the_local_numbers():
+    pytest.importorskip("dask.distributed")
+    config = SimConfig(MS, n=30, seed=5, chunk=6)
+    local = simulate(config, jobs=1)
+    dask = simulate(config, backend="dask", cluster_options={"workers": 1, "processes": False})
+    assert _strip(local) == _strip(dask)
+
+
+def test_cli_simulate_outputs(tmp_path):
+    out = tmp_path / "s"
+    p = rulesvm("simulate", "games/mach_struggle.yaml", "-n", "30", "--seed", "2", "--jobs", "1", "--json",
+                "--csv", f"{out}.csv", "--plot", f"{out}.png", "--report", f"{out}.html")
+    assert p.returncode == 0, p.stderr
+    data = json.loads(p.stdout)
+    assert data["games"] == 30 and data["game"] == "mach_struggle"
+    assert (tmp_path / "s.png").read_bytes()[:4] == b"\x89PNG"
+    page = (tmp_path / "s.html").read_text()
+    assert "data:image/png;base64," in page and "Win rates" in page and "<table>" in page
+    assert "Rules coverage" in (tmp_path / "s.csv").read_text()
+    human = rulesvm("simulate", "games/mach_struggle.yaml", "-n", "10", "--jobs", "1", "--quiet")
+    assert human.returncode == 0 and "Win rates" in human.stdout and "Rules coverage" in human.stdout
+
+
+def test_cli_compare():
+    p = rulesvm("compare", "games/mach_struggle.yaml", "--variant", "long_race", "-n", "40", "--jobs", "1", "--json",
+                "--quiet")
+    assert p.returncode == 0, p.stderr
+    data = json.loads(p.stdout)
+    rows = {m["metric"]: m for m in data["variants"][0]["metrics"]}
+    assert rows["mean decisions"]["difference"] > 0 and rows["mean decisions"]["significant"]
+    human = rulesvm("compare", "games/mach_struggle.yaml", "--variant", "long_race", "-n", "10", "--jobs", "1",
+                    "--quiet")
+    assert "p-value" in human.stdout
+
+
+@pytest.mark.parametrize("args,code,fragment", [
+    (["simulate", "games/mach_struggle.yaml", "-n", "0"], 2, "-n must be at least 1"),
+    (["simulate", "games/mach_struggle.yaml", "--agents", "wizard"], 2, "unknown agent `wizard`"),
+    (["simulate", "games/mach_struggle.yaml", "--agents", "mcts:iterationz=5"], 2, "has no parameter `iterationz`"),
+    (["simulate", "games/mach_struggle.yaml", "--variant", "nope"], 2, "unknown variant"),
+    (["simulate", "games/mach_struggle.yaml", "--variant", "tests/variants/breaks_game.yaml"], 1, "error[E"),
+    (["simulate", "games/mach_struggle.yaml", "--backend", "spark"], 2, "--backend"),
+    (["simulate", "games/mach_struggle.yaml", "-n", "2", "--backend", "dask", "--scheduler",
+      "tcp://127.0.0.1:9"], 2, "cannot reach the Dask scheduler"),
+])
+def test_bad_simulation_input(args, code, fragment):
+    p = rulesvm(*args, "--quiet")
+    assert p.returncode == code, (p.stdout, p.stderr)
+    assert fragment in p.stderr
+
+
+def test_statistics_helpers():
+    lo, hi = wilson(50, 100)
+    assert 0.40 < lo < 0.41 and 0.59 < hi < 0.60
+    assert two_proportion_p(60, 100, 40, 100) < 0.01
+    assert two_proportion_p(50, 100, 50, 100) == 1.0
+    assert welch_p(10, 4, 50, 10, 4, 50) > 0.99
+    assert welch_p(11, 4, 50, 10, 4, 50) < 0.05
+    assert abs(binomial_tail(8, 10, 0.5) - 0.0546875) < 1e-9
