@@ -29,12 +29,17 @@ DECISION_PRIMS = ("choose", "choose_many")
 
 
 class Compiler:
-    def __init__(self, model, options: dict):
+    def __init__(self, model, options: dict, codegen: bool = True):
         self.m = model
         self.res = model.resolution
         self.options = options
         self.prog: Program | None = None
         self.suspending: set[str] = set()
+        self.codegen = codegen
+        self.gen = None
+
+    def prim_spec(self, name: str):
+        return PRIMITIVES[name]
 
     # ================================================================ tables
     def compile(self) -> Program:
@@ -96,6 +101,9 @@ class Compiler:
             for k in range(size):
                 self.prog.compact_family[first + k] = (first, size)
         self.zone_base = {z.name: z.base for z in zones}
+        if self.codegen:
+            from .codegen import PyGen
+            self.gen = PyGen(self)
         self._analyse_suspension()
         for proc in m.procs.values():
             self.prog.procs[proc.name] = CompiledProc(proc.name, proc.kind, 0, len(proc.params), span=proc.span)
@@ -223,6 +231,10 @@ class Compiler:
             cb.simple(self._dseq(run, cb.rule), run[0].span, loop)
 
     def _dseq(self, stmts, rule):
+        if self.gen is not None:
+            fn = self.gen.block_function(A.Block(stmts[0].span, tuple(stmts)), rule)
+            if fn is not None:
+                return fn
         fns = [self.dstmt(s, rule) for s in stmts]
         return _seq(fns)
 
@@ -451,6 +463,10 @@ class Compiler:
 
     # ================================================================ direct statements
     def dblock(self, block: A.Block, rule: str):
+        if self.gen is not None:
+            fn = self.gen.block_function(block, rule)
+            if fn is not None:
+                return fn
         return _seq([self.dstmt(s, rule) for s in block.stmts])
 
     def dstmt(self, s, rule: str):
@@ -614,8 +630,9 @@ class Compiler:
         return fn
 
     def expr(self, e):
-        fn = self._expr(e)
-        return fn
+        if self.gen is not None:
+            return self.gen.function(e)
+        return self._expr(e)
 
     def _expr(self, e):
         if isinstance(e, (A.IntLit, A.BoolLit)):
@@ -1307,11 +1324,18 @@ def _return(rt, fr, value) -> None:
         rt.check_breakpoint(frames[-1].proc if frames else fr.proc)
 
 
-def compile_program(model, options: dict | None = None) -> Program:
-    """Compile a checked model with option values (defaults for those not given)."""
+def compile_program(model, options: dict | None = None, codegen: bool | None = None) -> Program:
+    """Compile a checked model with option values (defaults for those not given).
+
+    `codegen` chooses the back end: generated Python source (the default) or plain
+    closures (`RULESVM_CODEGEN=0`); both mean the same, and the test suite runs both.
+    """
+    import os
     values = {name: opt.default for name, opt in model.options.items()}
     values.update(options or {})
-    return Compiler(model, values).compile()
+    if codegen is None:
+        codegen = os.environ.get("RULESVM_CODEGEN", "1") != "0"
+    return Compiler(model, values, codegen).compile()
 
 
 __all__ = ["compile_program", "Compiler", "DONE", "Type", "PLAYER"]

@@ -287,7 +287,7 @@ class Match:
         m.rt = Runtime(self.program, m.state, self.players, sink, self.debug, self.rt.max_steps)
         return m
 
-    def with_state(self, state: GameState, sink=None) -> "Match":
+    def with_state(self, state: GameState, sink=None, max_steps: int | None = None) -> "Match":
         """A match of the same game around another state (a search agent's sample)."""
         m = Match.__new__(Match)
         m.program = self.program
@@ -297,7 +297,7 @@ class Match:
         m.debug = False
         m.hands = getattr(self, "hands", {})
         m.state = state
-        m.rt = Runtime(self.program, state, self.players, sink, False, self.rt.max_steps)
+        m.rt = Runtime(self.program, state, self.players, sink, False, max_steps or self.rt.max_steps)
         return m
 
     def to_json(self) -> dict:

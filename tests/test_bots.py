@@ -97,7 +97,7 @@ def _duel(path, spec, games, players):
     (MS, "mcts:iterations=40", 12, 2),
     (BF, "greedy", 16, 2),
     (BF, "mcts:iterations=30,depth=60", 10, 2),
-    (GK, "greedy", 40, 4),
+    (GK, "greedy:horizon=2", 40, 4),
     (GK, "mcts:iterations=40,depth=20", 12, 4),
 ])
 def test_bots_beat_random(path, spec, games, players):

@@ -16,6 +16,10 @@ from ..errors import RulesRuntimeError
 from .base import Agent, register
 from .determinize import sample_state
 
+# Samples are plausible but not always possible deals; one that sends the rules into a long
+# run without decisions is abandoned after this many steps instead of the game's own limit.
+SAMPLE_MAX_STEPS = 20_000
+
 
 def rewards(result: dict, n: int, scale: float = 100.0) -> list[float]:
     """A reward in [0, 1] per seat for a finished game."""
@@ -80,10 +84,11 @@ class GreedyAgent(Agent):
     """
     name = "greedy"
 
-    def __init__(self, seed: int = 0, rollouts: int = 4, depth: int = 400):
+    def __init__(self, seed: int = 0, rollouts: int = 4, depth: int = 400, horizon: int = 1):
         self.state = R.seed_state(seed)
         self.rollouts = rollouts
         self.depth = depth
+        self.horizon = horizon
         self.scale = 10.0
 
     def get_state(self):
@@ -93,7 +98,7 @@ class GreedyAgent(Agent):
         self.state = int(state)
 
     def describe(self) -> str:
-        return "greedy"
+        return "greedy" if self.horizon == 1 else f"greedy:horizon={self.horizon}"
 
     def choose(self, view) -> int:
         match, seat = view.match, view.seat
@@ -106,7 +111,7 @@ class GreedyAgent(Agent):
             total = 0.0
             for _ in range(self.rollouts):
                 st, self.state = sample_state(match, seat, self.state)
-                m = match.with_state(st)
+                m = match.with_state(st, max_steps=SAMPLE_MAX_STEPS)
                 try:
                     m.apply(i)
                     total += self._judge(m, seat, evaluate)
@@ -124,7 +129,12 @@ class GreedyAgent(Agent):
     def _judge(self, m, seat: int, evaluate) -> float:
         if evaluate is not None and m.players > 1:
             k = 0
-            while not m.is_over and m.state.pending.player != seat and k < self.depth:
+            asked = 0
+            while not m.is_over and k < self.depth:
+                if m.state.pending.player == seat:
+                    asked += 1
+                    if asked >= self.horizon:
+                        break
                 i, self.state = R.below(self.state, len(m.state.pending.options))
                 m.apply(i)
                 k += 1
@@ -208,7 +218,7 @@ class MCTSAgent(Agent):
 
     def _iterate(self, match, seat: int, root: _Node) -> None:
         st, self.state = sample_state(match, seat, self.state)
-        m = match.with_state(st)
+        m = match.with_state(st, max_steps=SAMPLE_MAX_STEPS)
         node = root
         path = []
         while not m.is_over:
@@ -256,6 +266,8 @@ class MCTSAgent(Agent):
 register("greedy", GreedyAgent, "one step of look-ahead in a sample of the game, judged by the game's "
          "`evaluate(p)` or by random playouts",
          {"rollouts": (int, "samples of the game per option (default 4)"),
+          "horizon": (int, "judge after this seat has been asked this many more times, the others "
+                      "and its own later choices played at random (default 1)"),
           "depth": (int, "longest playout, in decisions (default 400)")})
 register("mcts", MCTSAgent, "information-set Monte Carlo tree search over samples of what its seat may know",
          {"iterations": (int, "search iterations per decision (default 200)"),

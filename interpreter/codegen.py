@@ -1,0 +1,386 @@
+"""Python code generation for expressions and non-pausing statement blocks (part of the
+compiler: checked model -> compiled program).
+
+Where the first compiler builds a tree of small closures (one Python call per node), this
+module writes the same meaning as Python source, the way Jinja compiles templates, and
+lets CPython compile it once: a rule like `sum([c.number for c in row(p) if c.faceup])`
+becomes one function with a list comprehension, reading the state's lists directly.
+Anything it does not know how to write (most primitives) is called as the closure the
+first compiler builds for it, so both stay interchangeable and the semantics live in one
+place. The generated source of every function is kept (`Program.sources_py`) for
+debugging (`rulesvm` never writes it to disk).
+"""
+
+from __future__ import annotations
+
+import itertools
+
+from rulesvm.dsl import ast as A
+from rulesvm.dsl.types import ANY, BOOL, CARD, PLAYER, ZONE
+
+from .errors import RulesRuntimeError
+from .format import formatter
+from .runtime import BREAK, CONTINUE, Return
+
+_ids = itertools.count()
+
+
+class _Unsupported(Exception):
+    pass
+
+
+def _div(a, b):
+    if b == 0:
+        raise RulesRuntimeError("division by zero in `/`", None, None, "R010")
+    return a // b
+
+
+def _mod(a, b):
+    if b == 0:
+        raise RulesRuntimeError("division by zero in `%`", None, None, "R010")
+    return a % b
+
+
+class PyGen:
+    """Writes Python source for a compiler's expressions and direct blocks."""
+
+    def __init__(self, compiler):
+        self.c = compiler
+        self.res = compiler.res
+        self.ns: dict = {"BREAK": BREAK, "CONTINUE": CONTINUE, "Return": Return, "_div": _div, "_mod": _mod,
+                         "RulesRuntimeError": RulesRuntimeError, "_raise": _raise}
+        self.sources: list = []
+        self._consts: dict = {}
+
+    # ------------------------------------------------------------------ namespace
+    def name(self, value, prefix: str = "k") -> str:
+        key = id(value)
+        if key in self._consts and self.ns.get(self._consts[key]) is value:
+            return self._consts[key]
+        n = f"_{prefix}{next(_ids)}"
+        self.ns[n] = value
+        self._consts[key] = n
+        return n
+
+    def closure_call(self, e) -> str:
+        return f"{self.name(self.c._expr(e), 'c')}(rt, L)"
+
+    def build(self, src_body: str, fname: str):
+        code = f"def {fname}(rt, L):\n    st = rt.st\n{src_body}"
+        self.sources.append(code)
+        exec(compile(code, f"<rules:{fname}>", "exec"), self.ns)
+        return self.ns[fname]
+
+    # ------------------------------------------------------------------ expressions
+    def function(self, e):
+        """A Python function (rt, L) -> value for expression e."""
+        try:
+            src = self.expr(e)
+        except _Unsupported:
+            return self.c._expr(e)
+        return self.build(f"    return {src}\n", f"_e{next(_ids)}")
+
+    def expr(self, e) -> str:
+        t = type(e)
+        if t is A.IntLit or t is A.BoolLit:
+            return repr(e.value)
+        if t is A.NoneLit:
+            return "None"
+        if t is A.Name:
+            return self._name(e)
+        if t is A.Attr:
+            return self._attr(e)
+        if t is A.Binary:
+            return self._binary(e)
+        if t is A.Unary:
+            x = self.expr(e.operand)
+            return f"(-{x})" if e.op == "-" else f"(not {x})"
+        if t is A.IfExpr:
+            return f"({self.expr(e.then)} if {self.expr(e.cond)} else {self.expr(e.else_)})"
+        if t is A.ListLit or t is A.TupleLit:
+            items = ", ".join(self.expr(i) for i in e.items)
+            return f"({items},)" if items else "()"
+        if t is A.Comprehension:
+            return self._comprehension(e)
+        if t is A.Call:
+            return self._call(e)
+        if t is A.Index:
+            return self._index(e)
+        return self.closure_call(e)      # strings, lambdas: the closure compiler's version
+
+    def seq(self, e) -> str:
+        """e as a sequence: a zone reads as a snapshot tuple of its cards."""
+        if self.res.types.get(e) == ZONE:
+            return f"tuple(st.zones[{self.expr(e)}])"
+        return self.expr(e)
+
+    def _name(self, e) -> str:
+        kind, detail = self.res.names[e]
+        if kind == "local":
+            return f"L[{detail}]"
+        if kind == "global":
+            return f"st.gvars[{detail}]"
+        if kind == "option":
+            v = self.c.options[detail]
+            return repr(v) if isinstance(v, (int, str, bool, tuple)) or v is None else self.name(v)
+        if kind == "zone":
+            return str(self.c.zone_base[detail])
+        if kind == "const":
+            if detail == "players":
+                return "tuple(range(rt.n))"
+            if detail == "player_count":
+                return "rt.n"
+        if kind == "ability":
+            return repr(detail)
+        raise _Unsupported(kind)
+
+    def _attr(self, e) -> str:
+        kind, detail = self.res.attrs[e]
+        obj = self.expr(e.obj)
+        if kind == "pvar":
+            return f"st.pvars[{detail}][{obj}]"
+        if kind == "cvar":
+            return f"st.cvars[{detail}][{obj}]"
+        if kind == "field":
+            prog = self.c.prog
+            if prog.face_fields.get(detail) is None and self.c._formulas(detail) is None:
+                table = {c: v for c, v in enumerate(prog.card_fields[detail])}
+                table[None] = None
+                return f"{self.name(table, 'F')}[{obj}]"
+            return self.closure_call(e)
+        if kind == "pprop":
+            return f"({obj} + 1)"
+        if kind == "cprop":
+            prog = self.c.prog
+            if detail == "kind":
+                return f"{self.name(prog.card_kinds, 'K')}[{obj}]"
+            if detail == "faceup":
+                return f"st.faceup[{obj}]"
+            if detail == "turn":
+                return f"st.turn[{obj}]"
+            if detail == "zone":
+                return f"st.where[{obj}]"
+            if detail == "owner":
+                return f"{self.name(prog.zone_owner, 'O')}[st.where[{obj}]]"
+            return self.closure_call(e)
+        raise _Unsupported(kind)
+
+    def _binary(self, e) -> str:
+        op = e.op
+        if op in ("in", "not in"):
+            item = self.expr(e.left)
+            if self.res.types.get(e.right) == ZONE:
+                test = f"({self.name(_in_zone, 'f')}(st, {item}, {self.expr(e.right)}))"
+                return test if op == "in" else f"(not {test})"
+            return f"({item} {op} {self.expr(e.right)})"
+        lt, rt_ = self.res.types.get(e.left), self.res.types.get(e.right)
+        if op in ("==", "!=", "and", "or"):
+            a, b = self.expr(e.left), self.expr(e.right)
+        else:
+            a = self.seq(e.left) if lt == ZONE else self.expr(e.left)
+            b = self.seq(e.right) if rt_ == ZONE else self.expr(e.right)
+        if op == "/":
+            return f"_div({a}, {b})"
+        if op == "%":
+            return f"_mod({a}, {b})"
+        if op == "..":
+            return f"tuple(range({a}, {b} + 1))"
+        return f"({a} {op} {b})"
+
+    def _comprehension(self, e) -> str:
+        slot = self.res.slots[e]
+        seq = self.seq(e.iterable)
+        elem = self.expr(e.elem)
+        if e.cond is None:
+            return f"tuple([{elem} for L[{slot}] in {seq}])"
+        return f"tuple([{elem} for L[{slot}] in {seq} if {self.expr(e.cond)}])"
+
+    def _index(self, e) -> str:
+        obj_t = self.res.types.get(e.obj)
+        idx = self.expr(e.index)
+        if obj_t == ZONE:
+            return f"{self.name(_zone_index, 'f')}(st.zones[{self.expr(e.obj)}], {idx}, {self.name(e.span, 'S')})"
+        if obj_t is not None and obj_t.name == "tuple":
+            return f"{self.expr(e.obj)}[{idx}]"
+        return self.closure_call(e)      # bounds and none checks with the rules' message
+
+    def _call(self, e) -> str:
+        kind = self.res.calls[e]
+        if kind[0] == "zone":
+            info = next(z for z in self.c.prog.zones if z.name == kind[1])
+            if info.per_player and not info.dims:
+                p = self.expr(kind[2][0])
+                if p.startswith("L[") and p.endswith("]") and p[2:-1].isdigit():
+                    err = self.name(RulesRuntimeError(f"zone `{kind[1]}` of none", e.span, None, "R008"), "E")
+                    return f"({info.base} + {p} if {p} is not None else _raise({err}))"
+                return f"{self.name(_player_zone, 'f')}({info.base}, {p}, {kind[1]!r}, {self.name(e.span, 'S')})"
+            return self.closure_call(e)
+        if kind[0] == "func":
+            func = self.c.m.funcs[kind[1]]
+            bodies = self.c._func_bodies()
+            if func.name not in bodies:
+                bodies[func.name] = None
+                bodies[func.name] = self.c.expr(func.decl.body)
+            nslots = self.res.frame_sizes[func.decl]
+            args = []
+            for node, (_, ptype) in zip(kind[2], func.params):
+                args.append(self.seq(node) if ptype.name == "list" and self.res.types.get(node) == ZONE
+                            else self.expr(node))
+            pad = nslots - len(args)
+            arglist = "[" + ", ".join(args) + (", " if args and pad else "") + ", ".join(["None"] * pad) + "]"
+            return f"{self.name(bodies, 'B')}[{func.name!r}](rt, {arglist})"
+        if kind[0] == "prim":
+            return self._prim(e, kind[1], kind[2])
+        return self.closure_call(e)
+
+    def _prim(self, e, name: str, args) -> str:
+        a = dict(zip((p.name for p in self.c.prim_spec(name).params), args))
+        if name == "count":
+            x = a["items"]
+            if self.res.types.get(x) == ZONE:
+                return f"len(st.zones[{self.expr(x)}])"
+            return f"len({self.expr(x)})"
+        if name in ("sum", "any", "all"):
+            return f"{name}({self.seq(a['items'])})"
+        if name in ("top", "bottom") and a["zone"] is not None:
+            return f"{self.name(_top if name == 'top' else _bottom, 'f')}(st.zones[{self.expr(a['zone'])}])"
+        if name == "opponent" or name == "player":
+            return self.closure_call(e)
+        if name == "distance":
+            return f"(({self.expr(a['to'])} - {self.expr(a['from'])}) % rt.n)"
+        if name == "players_from":
+            return f"{self.name(_players_from, 'f')}({self.expr(a['player'])}, rt.n)"
+        if name == "abs":
+            return f"abs({self.expr(a['value'])})"
+        if name == "owner":
+            return f"{self.name(self.c.prog.zone_owner, 'O')}[st.where[{self.expr(a['card'])}]]"
+        if name == "zone_of":
+            return f"st.where[{self.expr(a['card'])}]"
+        if name == "distinct":
+            return f"tuple(dict.fromkeys({self.seq(a['items'])}))"
+        return self.closure_call(e)
+
+    # ------------------------------------------------------------------ statements
+    def block_function(self, block, rule: str):
+        """A Python function (rt, L) -> signal for a block that never pauses, or None."""
+        try:
+            lines = self._block(block.stmts, 1, 0, rule)
+        except _Unsupported:
+            return None
+        body = "\n".join(lines) + "\n" if lines else ""
+        return self.build(body + "    return None\n", f"_b{next(_ids)}")
+
+    def _block(self, stmts, depth: int, loops: int, rule: str) -> list[str]:
+        out = []
+        for s in stmts:
+            out.extend(self._stmt(s, depth, loops, rule))
+        if not out:
+            out.append("    " * depth + "pass")
+        return out
+
+    def _stmt(self, s, depth: int, loops: int, rule: str) -> list[str]:
+        pad = "    " * depth
+        t = type(s)
+        if t is A.Let:
+            return [f"{pad}L[{self.res.slots[s]}] = {self._value(s.value)}"]
+        if t is A.ExprStmt:
+            return [f"{pad}{self._value(s.expr)}"]
+        if t is A.Assign:
+            return self._assign(s, pad)
+        if t is A.If:
+            out = []
+            for k, (cond, body) in enumerate(s.branches):
+                out.append(f"{pad}{'if' if k == 0 else 'elif'} {self.expr(cond)}:")
+                out.extend(self._block(body.stmts, depth + 1, loops, rule))
+            if s.else_ is not None:
+                out.append(f"{pad}else:")
+                out.extend(self._block(s.else_.stmts, depth + 1, loops, rule))
+            return out
+        if t is A.For:
+            tick = self._tick(s, rule, pad + "    ")
+            out = [f"{pad}for L[{self.res.slots[s]}] in {self.seq(s.iterable)}:"] + tick
+            out.extend(self._block(s.body.stmts, depth + 1, loops + 1, rule))
+            return out
+        if t is A.While or t is A.Loop:
+            cond = self.expr(s.cond) if t is A.While else "True"
+            out = [f"{pad}while {cond}:"] + self._tick(s, rule, pad + "    ")
+            out.extend(self._block(s.body.stmts, depth + 1, loops + 1, rule))
+            return out
+        if t is A.Repeat:
+            out = [f"{pad}for _r{depth} in range({self.expr(s.count)}):"] + self._tick(s, rule, pad + "    ")
+            out.extend(self._block(s.body.stmts, depth + 1, loops + 1, rule))
+            return out
+        if t is A.Break:
+            return [f"{pad}break" if loops else f"{pad}return BREAK"]
+        if t is A.Continue:
+            return [f"{pad}continue" if loops else f"{pad}return CONTINUE"]
+        if t is A.Return:
+            return [f"{pad}return Return({self.expr(s.value) if s.value is not None else 'None'})"]
+        if t is A.Emit:
+            args = ", ".join(self.expr(a) for a in s.args)
+            return [f"{pad}rt.fire({s.event!r}, ({args}{',' if s.args else ''}))"]
+        raise _Unsupported(t)
+
+    def _tick(self, s, rule: str, pad: str) -> list[str]:
+        span = self.name(s.span, "S")
+        return [f"{pad}rt.steps += 1",
+                f"{pad}if rt.steps > rt.max_steps: rt.tick({span}, {rule!r})"]
+
+    def _value(self, e) -> str:
+        """An expression at statement level: a call of a non-pausing procedure is allowed."""
+        if isinstance(e, A.Call):
+            kind = self.res.calls.get(e)
+            if kind and kind[0] == "proc":
+                proc = self.c.prog.procs[kind[1]]
+                args = self.c._args_for(kind[2], self.c.m.procs[kind[1]].params)
+                return f"{self.name(self.c._direct_call(proc, args), 'p')}(rt, L)"
+        return self.expr(e)
+
+    def _assign(self, s, pad: str) -> list[str]:
+        kind, detail = self.res.targets[s]
+        op = s.op
+        value = self._value(s.value)
+        if kind == "local":
+            return [f"{pad}L[{detail}] {op} {value}"]
+        if kind == "global":
+            return [f"{pad}st.gvars[{detail}] {op} {value}"]
+        store = "st.pvars" if kind == "pvar" else "st.cvars"
+        return [f"{pad}_o = {self.expr(s.target.obj)}",
+                f"{pad}if _o is None: raise RulesRuntimeError({'cannot set `.' + s.target.name + '` of none'!r}, "
+                f"{self.name(s.target.span, 'S')}, None, 'R008')",
+                f"{pad}{store}[{detail}][_o] {op} {value}"]
+
+
+def _raise(exc):
+    raise exc
+
+
+def _player_zone(base, p, name, span):
+    if p is None:
+        raise RulesRuntimeError(f"zone `{name}` of none", span, None, "R008")
+    return base + p
+
+
+def _zone_index(cards, i, span):
+    if not -len(cards) <= i < len(cards):
+        raise RulesRuntimeError(f"index {i} is outside the zone ({len(cards)} cards)", span, None, "R009")
+    return cards[i]
+
+
+def _in_zone(st, card, zone) -> bool:
+    return card is not None and st.where[card] == zone
+
+
+def _top(cards):
+    return cards[-1] if cards else None
+
+
+def _bottom(cards):
+    return cards[0] if cards else None
+
+
+def _players_from(start, n):
+    return tuple((start + k) % n for k in range(n))
+
+
+__all__ = ["PyGen", "BOOL", "CARD", "PLAYER", "ANY", "formatter"]
