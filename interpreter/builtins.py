@@ -519,6 +519,16 @@ def _move(a):
     if at is not _NOT_CONST and at not in ("top", "bottom"):
         raise RulesRuntimeError(f"`at:` must be \"top\" or \"bottom\", not `{at}`", span, None, "R014")
     at_fn = a.fn("at")
+    const_face = a.const("face")
+    if at is not _NOT_CONST and const_face is not _NOT_CONST:
+        bottom = at == "bottom"
+
+        def fast(rt, L):
+            dest = to(rt, L)
+            if dest is None:
+                raise RulesRuntimeError("`move` to none", span, None, "R008")
+            rt.move(cards(rt, L), dest, bottom, const_face)
+        return fast
 
     def run(rt, L):
         where = at_fn(rt, L)
@@ -651,6 +661,7 @@ def _end_game(a):
             if len(rank) == 1 or rt.n == 1:
                 result["winner"] = None
         rt.st.result = result
+        rt.halt = True
         rt.emit({"type": "end", "result": result})
     return run
 

@@ -78,6 +78,8 @@ class PyGen:
             src = self.expr(e)
         except _Unsupported:
             return self.c._expr(e)
+        if src.endswith("(rt, L)") and src[:-7] in self.ns and src[:-7].startswith("_c"):
+            return self.ns[src[:-7]]         # the whole expression is a closure: no wrapper
         return self.build(f"    return {src}\n", f"_e{next(_ids)}")
 
     def expr(self, e) -> str:
@@ -106,7 +108,42 @@ class PyGen:
             return self._call(e)
         if t is A.Index:
             return self._index(e)
-        return self.closure_call(e)      # strings, lambdas: the closure compiler's version
+        if t is A.StrLit:
+            return self._string(e)
+        if t is A.Lambda:
+            # The parameter lives in its slot, as everywhere else (nested closures read it there).
+            return f"(lambda _v: (L.__setitem__({self.res.slots[e]}, _v), {self.expr(e.body)})[1])"
+        return self.closure_call(e)
+
+    def _string(self, e) -> str:
+        """Text with interpolations, each value shown by its static type (as `format.py` does)."""
+        parts = []
+        for p in e.parts:
+            if isinstance(p, str):
+                if p:
+                    parts.append(repr(p))
+                continue
+            t = self.res.types.get(p, ANY)
+            src = self.expr(p)
+            prog = self.c.prog
+            if t == CARD and prog.face_names is None:
+                names = dict(enumerate(prog.card_names))
+                names[None] = "none"
+                parts.append(f"{self.name(names, 'N')}[{src}]")
+            elif t == PLAYER:
+                parts.append(f"{self.name(_player_text, 'f')}({src})")
+            elif t.name == "int":
+                parts.append(f"{self.name(_int_text, 'f')}({src})")
+            elif t.name == "text":
+                parts.append(f"{self.name(_text_text, 'f')}({src})")
+            else:
+                fmt = formatter(t, lambda: self.c.prog)
+                parts.append(f"{self.name(fmt, 'fmt')}({src}, rt)")
+        if not parts:
+            return "''"
+        if len(parts) == 1:
+            return parts[0] if parts[0].startswith(("'", '"')) else f"str({parts[0]})"
+        return "(" + " + ".join(parts) + ")"
 
     def seq(self, e) -> str:
         """e as a sequence: a zone reads as a snapshot tuple of its cards."""
@@ -174,6 +211,9 @@ class PyGen:
                 return test if op == "in" else f"(not {test})"
             return f"({item} {op} {self.expr(e.right)})"
         lt, rt_ = self.res.types.get(e.left), self.res.types.get(e.right)
+        if op in ("==", "!=") and (type(e.left) is A.NoneLit or type(e.right) is A.NoneLit):
+            other = e.right if type(e.left) is A.NoneLit else e.left
+            return f"({self.expr(other)} {'is' if op == '==' else 'is not'} None)"
         if op in ("==", "!=", "and", "or"):
             a, b = self.expr(e.left), self.expr(e.right)
         else:
@@ -189,7 +229,8 @@ class PyGen:
 
     def _comprehension(self, e) -> str:
         slot = self.res.slots[e]
-        seq = self.seq(e.iterable)
+        # An expression never moves cards, so a comprehension can walk a zone's list itself.
+        seq = f"st.zones[{self.expr(e.iterable)}]" if self.res.types.get(e.iterable) == ZONE else self.expr(e.iterable)
         elem = self.expr(e.elem)
         if e.cond is None:
             return f"tuple([{elem} for L[{slot}] in {seq}])"
@@ -242,6 +283,8 @@ class PyGen:
             return f"len({self.expr(x)})"
         if name in ("sum", "any", "all"):
             return f"{name}({self.seq(a['items'])})"
+        if name in ("max", "min") and a.get("default") is not None:
+            return f"{name}({self.seq(a['items'])}, default={self.expr(a['default'])})"
         if name in ("top", "bottom") and a["zone"] is not None:
             return f"{self.name(_top if name == 'top' else _bottom, 'f')}(st.zones[{self.expr(a['zone'])}])"
         if name == "opponent" or name == "player":
@@ -259,6 +302,17 @@ class PyGen:
         if name == "distinct":
             return f"tuple(dict.fromkeys({self.seq(a['items'])}))"
         return self.closure_call(e)
+
+    def proc_runner(self, cb, code):
+        """A generated function running a procedure's VM code (see `proc_runner_source`)."""
+        from .compiler import _return
+        self.ns["_return"] = _return
+        src = proc_runner_source(self, cb, code)
+        name = f"_r{next(_ids)}"
+        full = f"def {name}(rt, fr):\n{src}"
+        self.sources.append(full)
+        exec(compile(full, f"<rules:{cb.proc_name}>", "exec"), self.ns)
+        return self.ns[name]
 
     # ------------------------------------------------------------------ statements
     def block_function(self, block, rule: str):
@@ -349,6 +403,107 @@ class PyGen:
                 f"{pad}if _o is None: raise RulesRuntimeError({'cannot set `.' + s.target.name + '` of none'!r}, "
                 f"{self.name(s.target.span, 'S')}, None, 'R008')",
                 f"{pad}{store}[{detail}][_o] {op} {value}"]
+
+
+def proc_runner_source(gen: "PyGen", cb, code) -> str:
+    """Python source that runs a procedure's VM code from `fr.pc` until it must stop."""
+    lines = []
+    w = lines.append
+    n = len(code)
+    for k, (kind, data) in enumerate(cb.meta):
+        w(f"            if pc == {k}:")
+        pad = "                "
+        target = cb.targets.get(k)
+
+        def goto(t, pad=pad, k=k):
+            return [f"{pad}pc = {t}"] + ([f"{pad}continue"] if t is not None and t <= k else [])
+        if kind == "simple":
+            fn, head = data
+            f = gen.name(fn, "s")
+            w(f"{pad}r = {f}(rt, L)")
+            w(f"{pad}if r is None:")
+            w(f"{pad}    pc = {k + 1}")
+            if target is not None:
+                w(f"{pad}elif r is BREAK:")
+                for line in goto(target, pad + "    "):
+                    w(line)
+            if head is not None:
+                w(f"{pad}elif r is CONTINUE:")
+                for line in goto(head, pad + "    "):
+                    w(line)
+            w(f"{pad}else:")
+            w(f"{pad}    _return(rt, fr, r.value)")
+            w(f"{pad}    return")
+        elif kind == "jump":
+            for line in goto(target):
+                w(line)
+        elif kind == "loop_jump":
+            t, rule = data
+            w(f"{pad}rt.steps += 1")
+            w(f"{pad}if rt.steps > rt.max_steps: rt.tick({gen.name(cb.ops[k][1], 'S')}, {rule!r})")
+            for line in goto(t):
+                w(line)
+        elif kind == "jump_if_false":
+            (cond,) = data
+            w(f"{pad}if {gen.name(cond, 'q')}(rt, L):")
+            w(f"{pad}    pc = {k + 1}")
+            w(f"{pad}else:")
+            for line in goto(target, pad + "    "):
+                w(line)
+        elif kind == "for_init":
+            seq, slot = data
+            w(f"{pad}L[{slot + 2}] = tuple({gen.name(seq, 'q')}(rt, L))")
+            w(f"{pad}L[{slot + 1}] = 0")
+            w(f"{pad}pc = {k + 1}")
+        elif kind == "for_next":
+            (slot,) = data
+            w(f"{pad}_k = L[{slot + 1}]")
+            w(f"{pad}_q = L[{slot + 2}]")
+            w(f"{pad}if _k >= len(_q):")
+            for line in goto(target, pad + "    "):
+                w(line)
+            w(f"{pad}else:")
+            w(f"{pad}    L[{slot}] = _q[_k]")
+            w(f"{pad}    L[{slot + 1}] = _k + 1")
+            w(f"{pad}    pc = {k + 1}")
+        elif kind == "repeat_init":
+            count, slot = data
+            w(f"{pad}L[{slot}] = {gen.name(count, 'q')}(rt, L)")
+            w(f"{pad}pc = {k + 1}")
+        elif kind == "repeat_next":
+            (slot,) = data
+            w(f"{pad}if L[{slot}] <= 0:")
+            for line in goto(target, pad + "    "):
+                w(line)
+            w(f"{pad}else:")
+            w(f"{pad}    L[{slot}] -= 1")
+            w(f"{pad}    pc = {k + 1}")
+        elif kind == "call":
+            w(f"{pad}fr.pc = {k}")
+            w(f"{pad}{gen.name(code[k], 'i')}(rt, fr)")
+            w(f"{pad}return")
+        else:   # decisions, abilities, events, the end, returns: the instruction itself
+            w(f"{pad}fr.pc = {k}")
+            w(f"{pad}{gen.name(code[k], 'i')}(rt, fr)")
+            w(f"{pad}if rt.halt: return")
+            w(f"{pad}pc = fr.pc")
+            w(f"{pad}continue")
+    body = "\n".join(lines)
+    return (f"    L = fr.locals\n    pc = fr.pc\n    try:\n        while True:\n{body}\n"
+            f"            raise RuntimeError('fell off the end of a procedure')  # pragma: no cover\n"
+            f"    except BaseException:\n        fr.pc = pc\n        raise\n")
+
+
+def _player_text(p) -> str:
+    return "none" if p is None else f"Player {p + 1}"
+
+
+def _int_text(v) -> str:
+    return "none" if v is None else ("true" if v is True else "false" if v is False else str(v))
+
+
+def _text_text(v) -> str:
+    return "none" if v is None else v
 
 
 def _raise(exc):

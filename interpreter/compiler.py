@@ -10,8 +10,6 @@ saved and resumed. The game loop never sees the AST or Lark.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from rulesvm.dsl import ast as A
 from rulesvm.dsl.model import Formula
 from rulesvm.dsl.primitives import PRIMITIVES
@@ -100,6 +98,7 @@ class Compiler:
         for first, size in families:
             for k in range(size):
                 self.prog.compact_family[first + k] = (first, size)
+        self.prog.has_compact = bool(families)
         self.zone_base = {z.name: z.base for z in zones}
         if self.codegen:
             from .codegen import PyGen
@@ -396,7 +395,7 @@ class Compiler:
                 extra["help"] = str(help_(rt, L) or "")
             if confirm is not None:
                 extra["confirm"] = bool(confirm(rt, L))
-            return replace(d, **extra) if extra else d
+            return d._replace(**extra) if extra else d
         return get, options, by, prompt, label, secret, finish
 
     def _vchoose(self, call, args, slot, cb) -> None:
@@ -1026,6 +1025,7 @@ class _CodeBuilder:
         proc = compiler.prog.procs.get(proc_name)
         self.base_slots = proc.nslots if proc is not None else 0
         self.ops: list = []       # [factory(targets) -> instruction, span]
+        self.meta: list = []      # (kind, data) of each instruction, for the code generator
         self.targets: dict = {}
         self.extra_slots = 0
 
@@ -1037,8 +1037,10 @@ class _CodeBuilder:
         self.extra_slots += 1
         return self.base_slots + self.extra_slots - 1
 
-    def _add(self, make, span) -> int:
+    def _add(self, make, span, kind: str = "other", data: tuple = ()) -> int:
+        # `kind`/`data` describe the instruction for the code generator (codegen.proc_runner).
         self.ops.append([make, span])
+        self.meta.append((kind, data))
         return len(self.ops) - 1
 
     def patch(self, index: int, target: int) -> None:
@@ -1066,7 +1068,7 @@ class _CodeBuilder:
                 else:
                     _return(rt, fr, r.value)
             return ins
-        self._add(make, span)
+        self._add(make, span, "simple", (fn, loop.head if loop is not None else None))
 
     def jump(self, span) -> int:
         def make(i, t, fix):
@@ -1075,7 +1077,7 @@ class _CodeBuilder:
             def ins(rt, fr):
                 fr.pc = target
             return ins
-        return self._add(make, span)
+        return self._add(make, span, "jump", ())
 
     def loop_jump(self, target: int, span) -> None:
         rule = self.rule
@@ -1085,7 +1087,7 @@ class _CodeBuilder:
                 rt.tick(span, rule)
                 fr.pc = target
             return ins
-        self._add(make, span)
+        self._add(make, span, "loop_jump", (target, rule))
 
     def jump_if_false(self, cond, span) -> int:
         def make(i, t, fix):
@@ -1095,7 +1097,7 @@ class _CodeBuilder:
             def ins(rt, fr):
                 fr.pc = nxt if cond(rt, fr.locals) else target
             return ins
-        return self._add(make, span)
+        return self._add(make, span, "jump_if_false", (cond,))
 
     def for_init(self, seq, slot: int, span) -> None:
         def make(i, t, fix):
@@ -1107,7 +1109,7 @@ class _CodeBuilder:
                 L[slot + 1] = 0
                 fr.pc = nxt
             return ins
-        self._add(make, span)
+        self._add(make, span, "for_init", (seq, slot))
 
     def for_next(self, slot: int, span) -> int:
         def make(i, t, fix):
@@ -1125,7 +1127,7 @@ class _CodeBuilder:
                     L[slot + 1] = k + 1
                     fr.pc = nxt
             return ins
-        return self._add(make, span)
+        return self._add(make, span, "for_next", (slot,))
 
     def secrecy(self, step: int, span) -> None:
         """Enter (+1) or leave (-1) a `simultaneous` block: decisions in it are secret."""
@@ -1146,7 +1148,7 @@ class _CodeBuilder:
                 fr.locals[slot] = count(rt, fr.locals)
                 fr.pc = nxt
             return ins
-        self._add(make, span)
+        self._add(make, span, "repeat_init", (count, slot))
 
     def repeat_next(self, slot: int, span) -> int:
         def make(i, t, fix):
@@ -1161,7 +1163,7 @@ class _CodeBuilder:
                     L[slot] -= 1
                     fr.pc = nxt
             return ins
-        return self._add(make, span)
+        return self._add(make, span, "repeat_next", (slot,))
 
     def call(self, proc: CompiledProc, args, slot: int, span) -> None:
         def make(i, t, fix):
@@ -1176,12 +1178,13 @@ class _CodeBuilder:
                 if rt.steps > rt.max_steps:
                     rt.tick(span, rule_name(proc.kind, proc.name))
                 rt.st.frames.append(Frame(proc, 0, values + [None] * (proc.nslots - len(values)), ret))
+                rt.halt = True
                 if rt.breakpoint is not None:
                     rt.check_breakpoint(proc)
                 if rt.coverage is not None:
                     rt.covered(proc.name)
             return ins
-        self._add(make, span)
+        self._add(make, span, "call", (proc, args, slot))
 
     def use(self, ability, card, player, span) -> None:
         procs = self.c.prog.procs
@@ -1196,8 +1199,13 @@ class _CodeBuilder:
                 if name is None:
                     return      # a card without this ability: nothing happens
                 proc = procs[name]
+                if proc.direct is not None:
+                    # An ability that never pauses runs at once, without a frame.
+                    proc.direct(rt, [card(rt, L), player(rt, L)])
+                    return
                 locals_ = [card(rt, L), player(rt, L)] + [None] * (proc.nslots - 2)
                 rt.st.frames.append(Frame(proc, 0, locals_))
+                rt.halt = True
                 if rt.coverage is not None:
                     rt.covered(name)
             return ins
@@ -1233,7 +1241,7 @@ class _CodeBuilder:
                 d = build(rt, fr.locals)
                 fr.pc = nxt
                 if not d.secret and _in_simultaneous(rt):
-                    d = replace(d, secret=True)
+                    d = d._replace(secret=True)
                 if len(d.options) == 1:
                     # The rules leave no choice: take it without asking.
                     if target >= 0:
@@ -1244,6 +1252,7 @@ class _CodeBuilder:
                     return
                 rt.st.pending = d
                 rt.st.pending_slot = target
+                rt.halt = True
             return ins
         self._add(make, span)
 
@@ -1277,9 +1286,10 @@ class _CodeBuilder:
                         L[w] = L[w] + (d.options[0].value,)
                         continue
                     if not d.secret and _in_simultaneous(rt):
-                        d = replace(d, secret=True)
+                        d = d._replace(secret=True)
                     rt.st.pending = d
                     rt.st.pending_slot = (w, target)
+                    rt.halt = True
                     return
             return ins
         self._add(make, span)
@@ -1299,6 +1309,8 @@ class _CodeBuilder:
             proc.nslots = self.base_slots + self.extra_slots
         code = [make(i, self.targets, fix) for i, (make, _) in enumerate(self.ops)]
         spans = [span for _, span in self.ops]
+        if proc is not None and self.c.gen is not None:
+            proc.runner = self.c.gen.proc_runner(self, code)
         return code, spans
 
 
@@ -1318,6 +1330,7 @@ def _in_simultaneous(rt) -> bool:
 def _return(rt, fr, value) -> None:
     frames = rt.st.frames
     frames.pop()
+    rt.halt = True
     if fr.ret_slot >= 0 and frames:
         frames[-1].locals[fr.ret_slot] = value
     if rt.breakpoint is not None and fr.proc.kind == "setup":

@@ -23,6 +23,7 @@ class CompiledProc:
     suspends: bool = True
     direct: object = None                       # for procs that never pause: a plain closure
     span: object = None
+    runner: object = None                       # generated: runs the code until it must stop
 
 
 @dataclass
@@ -69,6 +70,7 @@ class Program:
     card_backs: list = None       # card id -> its back ("card" unless the data says otherwise)
     many_backs: bool = False      # do some cards look different face down?
     compact_family: list = None   # zone index -> (first, size) of its compacting row, or None
+    has_compact: bool = False
 
     def evaluator(self):
         """The game's `func evaluate(p: player) -> int` as fn(rt, seat) -> number, or None.

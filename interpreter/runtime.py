@@ -26,7 +26,7 @@ class Return:
 
 class Runtime:
     __slots__ = ("prog", "st", "n", "sink", "steps", "max_steps", "queue", "debug", "has_moved_triggers",
-                 "breakpoint", "paused", "coverage")
+                 "breakpoint", "paused", "coverage", "halt")
 
     def __init__(self, prog, st, nplayers: int, sink=None, debug: bool = False, max_steps: int | None = None):
         self.prog = prog
@@ -41,6 +41,8 @@ class Runtime:
         self.breakpoint = None    # (procedure name, occurrences left) or None
         self.paused = False
         self.coverage = None      # {rule name: times entered} when a simulation measures it
+        self.halt = False         # set by whatever must interrupt the run loop (a decision, the end,
+                                  # queued triggers, a breakpoint, the last frame returning)
 
     def covered(self, name: str) -> None:
         self.coverage[name] = self.coverage.get(name, 0) + 1
@@ -52,6 +54,7 @@ class Runtime:
             if left <= 1:
                 self.breakpoint = None
                 self.paused = True
+                self.halt = True
             else:
                 self.breakpoint = (name, left - 1)
 
@@ -91,10 +94,11 @@ class Runtime:
             self.sink({"type": "move", "cards": [self.prog.card_ids[c] for c in cards],
                        "from": [names[z] for z in moved_from], "to": names[to],
                        "at": "bottom" if bottom else "top"})
-        families = self.prog.compact_family
-        if families[to] is not None or any(families[z] is not None for z in moved_from):
-            for fam in {families[z] for z in [to, *moved_from] if families[z] is not None}:
-                self.compact(*fam)
+        if self.prog.has_compact:
+            families = self.prog.compact_family
+            if families[to] is not None or any(families[z] is not None for z in moved_from):
+                for fam in {families[z] for z in [to, *moved_from] if families[z] is not None}:
+                    self.compact(*fam)
         if self.has_moved_triggers:
             for c, src in zip(cards, moved_from):
                 self.fire("moved", (c, src, to))
@@ -125,6 +129,7 @@ class Runtime:
             locals_[:len(args)] = args[:proc.nparams] if proc.nparams <= len(args) else args
             if cond is None or cond(self, locals_):
                 self.queue.append(Frame(proc, 0, locals_))
+                self.halt = True
                 if self.coverage is not None:
                     self.covered(proc.name)
 
@@ -146,17 +151,27 @@ class Runtime:
 
     # ------------------------------------------------------------------ the VM
     def run(self) -> None:
-        """Execute until a decision is pending or the game is over."""
+        """Execute until a decision is pending or the game is over.
+
+        The inner loop runs one frame's instructions back to back; anything that changes the
+        frame stack or must interrupt (a call, a return, a decision, the end, queued
+        triggers, a breakpoint) sets `halt`, and the outer loop sorts it out.
+        """
         st = self.st
         frames = st.frames
         self.steps = 0
-        fr = None
-        pc = 0
+        self.halt = False
         try:
             while frames:
                 fr = frames[-1]
-                pc = fr.pc
-                fr.proc.code[pc](self, fr)
+                runner = fr.proc.runner
+                if runner is not None:
+                    runner(self, fr)            # generated: returns when it must stop
+                else:
+                    code = fr.proc.code
+                    while not self.halt:
+                        code[fr.pc](self, fr)
+                self.halt = False
                 if self.queue:
                     self._flush_triggers()
                 if st.pending is not None or st.result is not None or self.paused:
@@ -167,17 +182,20 @@ class Runtime:
                                             None, "game", "R003",
                                             "call end_game(...) when the game is over")
         except RulesRuntimeError as exc:
+            fr = frames[-1] if frames else None
             if exc.span is None and fr is not None:
-                exc.span = fr.proc.spans[pc]
+                exc.span = fr.proc.spans[fr.pc]
             if exc.rule is None and fr is not None:
                 exc.rule = _rule_name(fr.proc)
             raise
         except RecursionError:
+            fr = frames[-1] if frames else None
             raise RulesRuntimeError("the rules call themselves too deeply (endless recursion?)",
-                                    fr.proc.spans[pc] if fr else None,
+                                    fr.proc.spans[fr.pc] if fr else None,
                                     _rule_name(fr.proc) if fr else None, "R004") from None
         except (TypeError, IndexError, ValueError, ZeroDivisionError, KeyError, AttributeError) as exc:
-            raise RulesRuntimeError(_explain(exc), fr.proc.spans[pc] if fr else None,
+            fr = frames[-1] if frames else None
+            raise RulesRuntimeError(_explain(exc), fr.proc.spans[fr.pc] if fr else None,
                                     _rule_name(fr.proc) if fr else None, "R005") from exc
         if self.debug:
             self.check_cards()

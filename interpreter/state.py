@@ -10,18 +10,19 @@ also round-trips through JSON for `--save` / `resume`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 
-@dataclass(frozen=True, slots=True)
-class Option:
+class Option(NamedTuple):
     label: str
     value: object
 
 
-@dataclass(frozen=True, slots=True)
-class Decision:
-    """A choice waiting for an agent: who, what is asked, and the legal options."""
+class Decision(NamedTuple):
+    """A choice waiting for an agent: who, what is asked, and the legal options.
+
+    A named tuple: immutable, cheap to build (the engine makes one per decision).
+    """
     player: int                 # 0-based seat
     prompt: str
     options: tuple              # of Option
