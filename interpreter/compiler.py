@@ -970,6 +970,9 @@ def _card_fingerprint(card_ids, card_kinds, card_defs) -> str:
 
 
 def _dedupe(options: list) -> list:
+    # Options with the same label are one choice for the player (two copies of a card).
+    if len({o.label for o in options}) == len(options):
+        return options
     seen = set()
     out = []
     for o in options:
