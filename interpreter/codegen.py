@@ -269,6 +269,8 @@ class PyGen:
                             else self.expr(node))
             pad = nslots - len(args)
             arglist = "[" + ", ".join(args) + (", " if args and pad else "") + ", ".join(["None"] * pad) + "]"
+            if self.c.consts.call_is_constant(e):
+                return self.closure_call(e)      # the closure evaluates it once
             return f"{self.name(bodies, 'B')}[{func.name!r}](rt, {arglist})"
         if kind[0] == "prim":
             return self._prim(e, kind[1], kind[2])

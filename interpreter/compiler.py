@@ -19,6 +19,7 @@ from . import builtins as B
 from .errors import RulesRuntimeError
 from .format import formatter
 from .program import CompiledProc, Program, ZoneInfo
+from .purity import ConstantAnalysis, is_plain_value_type
 from .runtime import BREAK, CONTINUE, Return, rule_name
 from .state import Decision, Frame, Option
 
@@ -35,6 +36,7 @@ class Compiler:
         self.suspending: set[str] = set()
         self.codegen = codegen
         self.gen = None
+        self.consts = ConstantAnalysis(self.res, model.funcs)
 
     def prim_spec(self, name: str):
         return PRIMITIVES[name]
@@ -385,6 +387,9 @@ class Compiler:
         else:
             fmt = formatter(elem_t or ANY, lambda: self.prog)
             label = lambda rt, L: (lambda v: fmt(v, rt))
+        if self._fixed_labels(get, elem_t):
+            # The label of a plain value never changes: compute each one once.
+            label = memo_labels(label)
         secret = self.expr(get["secret"]) if get.get("secret") is not None else None
         help_ = self.expr(get["help"]) if get.get("help") is not None else None
         confirm = self.expr(get["confirm"]) if get.get("confirm") is not None else None
@@ -398,18 +403,32 @@ class Compiler:
             return d._replace(**extra) if extra else d
         return get, options, by, prompt, label, secret, finish
 
+    def _fixed_labels(self, get, elem_t) -> bool:
+        """Are the options plain values whose labels cannot change during a game?"""
+        return is_plain_value_type(elem_t) and (get["label"] is None
+                                                or self.consts.is_constant(get["label"], frozenset()))
+
     def _vchoose(self, call, args, slot, cb) -> None:
         get, options, by, prompt, label, secret, finish = self._decision_common(call, args)
-        value_type = _value_type(self.res.types.get(get["options"], ANY))
+        option_type = self.res.types.get(get["options"], ANY)
+        value_type = _value_type(option_type)
         pass_label = self.expr(get["pass"]) if get["pass"] is not None else None
         span = call.span
+        if (option_type.name == "list" and self._fixed_labels(get, option_type.elem)
+                and self.consts.is_constant(get["options"], frozenset())):
+            # The same options every time (e.g. every possible plan): build them once.
+            make_options = once(lambda rt, L: _dedupe([Option(str(lab(v)), v) for lab in (label(rt, L),)
+                                                       for v in options(rt, L)]))
+        else:
+            def make_options(rt, L):
+                lab = label(rt, L)
+                return _dedupe([Option(str(lab(v)), v) for v in options(rt, L)])
 
         def build(rt, L):
             player = by(rt, L)
             if player is None:
                 raise RulesRuntimeError("`choose` needs a player (`by:` is none)", span, None, "R006")
-            lab = label(rt, L)
-            opts = _dedupe([Option(str(lab(v)), v) for v in options(rt, L)])
+            opts = make_options(rt, L)
             pass_at = -1
             if pass_label is not None:
                 text = pass_label(rt, L)
@@ -884,7 +903,7 @@ class Compiler:
 
             def call(rt, L):
                 return bodies[name](rt, [a(rt, L) for a in args] + pad)
-            return call
+            return once(call) if self.consts.call_is_constant(e) else call
         if kind[0] == "zone":
             return self._zone_call(e, kind[1], [self.expr(a) for a in kind[2]])
         if kind[0] == "prim":
@@ -967,6 +986,42 @@ def _card_fingerprint(card_ids, card_kinds, card_defs) -> str:
     for iid, kind, cd in zip(card_ids, card_kinds, card_defs):
         h.update(json.dumps([iid, kind, sorted((k, str(v)) for k, v in cd.fields.items())]).encode())
     return h.hexdigest()[:16]
+
+
+def once(fn):
+    """`fn` (a constant expression) evaluated on first use, then its value reused."""
+    box = []
+
+    def cached(rt, L):
+        if box:
+            return box[0]
+        value = fn(rt, L)
+        box.append(value)
+        return value
+    return cached
+
+
+def memo_labels(label):
+    """Wrap a decision's label maker so that each (hashable) option value is labelled once."""
+    memo: dict = {}
+
+    def labels(rt, L):
+        make = None
+
+        def lab(v):
+            try:
+                return memo[v]
+            except KeyError:
+                pass
+            except TypeError:           # an unhashable value: label it every time
+                return label(rt, L)(v)
+            nonlocal make
+            if make is None:
+                make = label(rt, L)
+            text = memo[v] = make(v)
+            return text
+        return lab
+    return labels
 
 
 def _dedupe(options: list) -> list:

@@ -1,0 +1,107 @@
+"""Constant analysis (checked model -> compiled program): which rules expressions compute the
+same value every time they run, so the compiler may evaluate them once.
+
+An expression is *constant* when it reads nothing of the game state: literals, game options
+(fixed for a compiled program), operators, comprehensions and lambdas over constant lists,
+the value-only primitives below, and calls of functions whose bodies are constant. Anything
+touching cards, players, zones, variables or the random generator is not. Two uses:
+
+- a function called with constant arguments (typically none, e.g. "every possible plan") is
+  evaluated once per program and its value reused;
+- a decision's `label:` lambda over plain values (texts, numbers, lists of them) is memoised
+  per option value.
+
+Values of the language are immutable (tuples, strings, ints), so sharing one is safe.
+"""
+
+from __future__ import annotations
+
+from rulesvm.dsl import ast as A
+from rulesvm.dsl.types import Type
+
+# Primitives whose result depends only on their arguments (not on the state, the player
+# count or the generator). A new primitive is impure until it is listed here.
+VALUE_PRIMITIVES = frozenset({
+    "count", "sum", "max", "min", "any", "all", "sorted", "reversed", "distinct",
+    "multiplicities", "product", "permutations", "join", "flatten", "first", "last", "slice",
+    "index_of", "abs", "sign", "clamp", "text", "digits",
+})
+
+_PLAIN = frozenset({"int", "bool", "text", "none"})
+
+
+def is_plain_value_type(t: Type | None) -> bool:
+    """Texts, numbers, booleans and lists/tuples of them: values whose text and identity
+    do not depend on the state (unlike a card, whose label follows its face)."""
+    if t is None:
+        return False
+    if t.name in _PLAIN:
+        return True
+    if t.name == "list":
+        return is_plain_value_type(t.elem)
+    if t.name == "tuple":
+        return all(is_plain_value_type(x) for x in t.items)
+    return False
+
+
+class ConstantAnalysis:
+    """Answers `is_constant(expr, bound)` for one checked program (results are cached)."""
+
+    def __init__(self, res, funcs: dict):
+        self.res = res
+        self.funcs = funcs
+        self._func_memo: dict[str, bool] = {}
+
+    def func_is_constant_body(self, name: str) -> bool:
+        """The function's body is constant once its parameters are bound to constants."""
+        if name not in self._func_memo:
+            self._func_memo[name] = False          # recursion: assume not constant
+            func = self.funcs[name]
+            params = frozenset(p for p, _ in func.params)
+            self._func_memo[name] = self.is_constant(func.decl.body, params)
+        return self._func_memo[name]
+
+    def call_is_constant(self, call: A.Call) -> bool:
+        kind = self.res.calls.get(call)
+        return (kind is not None and kind[0] == "func" and self.func_is_constant_body(kind[1])
+                and all(self.is_constant(a, frozenset()) for a in kind[2]))
+
+    def is_constant(self, e, bound: frozenset) -> bool:
+        if e is None or isinstance(e, (A.IntLit, A.BoolLit, A.NoneLit)):
+            return True
+        if isinstance(e, A.StrLit):
+            return all(isinstance(p, str) or self.is_constant(p, bound) for p in e.parts)
+        if isinstance(e, A.Name):
+            kind = self.res.names.get(e)
+            if kind is None:
+                return False
+            if kind[0] == "local":
+                return e.id in bound
+            return kind[0] == "option"
+        if isinstance(e, (A.ListLit, A.TupleLit)):
+            return all(self.is_constant(x, bound) for x in e.items)
+        if isinstance(e, A.Unary):
+            return self.is_constant(e.operand, bound)
+        if isinstance(e, A.Binary):
+            return self.is_constant(e.left, bound) and self.is_constant(e.right, bound)
+        if isinstance(e, A.IfExpr):
+            return all(self.is_constant(x, bound) for x in (e.cond, e.then, e.else_))
+        if isinstance(e, A.Index):
+            return self.is_constant(e.obj, bound) and self.is_constant(e.index, bound)
+        if isinstance(e, A.Comprehension):
+            inner = bound | {e.var}
+            return (self.is_constant(e.iterable, bound) and self.is_constant(e.elem, inner)
+                    and self.is_constant(e.cond, inner))
+        if isinstance(e, A.Lambda):
+            return self.is_constant(e.body, bound | {e.param})
+        if isinstance(e, A.Call):
+            kind = self.res.calls.get(e)
+            if kind is None:
+                return False
+            if kind[0] == "prim":
+                return kind[1] in VALUE_PRIMITIVES and all(self.is_constant(a, bound) for a in kind[2])
+            if kind[0] == "func":
+                return (self.func_is_constant_body(kind[1])
+                        and all(self.is_constant(a, bound) for a in kind[2]))
+            return False
+        return False        # attributes (card and player fields), anything new
