@@ -36,6 +36,7 @@ class SimConfig:
     card_sets: tuple = ()
     set_pairs: tuple = ()
     max_steps: int | None = None
+    max_decisions: int = 100_000    # a game still running after this many decisions is unfinished
     chunk: int = 25
     rotate: bool = True             # rotate different agents over the seats, game by game
 
@@ -91,6 +92,10 @@ def play_one(config: SimConfig, index: int) -> dict:
         chosen: dict = {}
         trajectory = []
         while not match.is_over:
+            if decisions >= config.max_decisions:
+                record.update(error=f"unfinished: still running after {decisions} decisions (--max-decisions)",
+                              unfinished=True, time=time.perf_counter() - start)
+                return record
             d = match.decision
             seat = d.player
             i = agents[seat].choose(SeatView(match, seat))

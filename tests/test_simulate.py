@@ -61,6 +61,18 @@ def test_games_that_fail_are_counted_with_their_seed():
     assert s["errors"] and all("seed" in e and "R002" in e["error"] for e in s["errors"])
 
 
+def test_games_that_never_end_are_stopped_and_counted_as_unfinished():
+    s = simulate(SimConfig(MS, n=6, seed=1, max_decisions=10))
+    assert s["games"] + len(s["errors"]) == 6
+    assert s["errors"] and all("unfinished" in e["error"] and "10 decisions" in e["error"] for e in s["errors"])
+    assert simulate(SimConfig(MS, n=6, seed=1))["errors"] == []
+
+
+def test_cli_max_decisions_reports_unfinished_games():
+    p = rulesvm("simulate", "games/mach_struggle.yaml", "-n", "3", "--max-decisions", "5", "--quiet")
+    assert "unfinished: still running after 5 decisions" in p.stderr
+
+
 def test_interrupt_keeps_finished_games():
     calls = []
 
@@ -127,6 +139,7 @@ def test_cli_compare():
     (["simulate", "games/mach_struggle.yaml", "--variant", "nope"], 2, "unknown variant"),
     (["simulate", "games/mach_struggle.yaml", "--variant", "tests/variants/breaks_game.yaml"], 1, "error[E"),
     (["simulate", "games/mach_struggle.yaml", "--backend", "spark"], 2, "--backend"),
+    (["simulate", "games/mach_struggle.yaml", "--max-decisions", "0"], 2, "--max-decisions must be at least 1"),
     (["simulate", "games/mach_struggle.yaml", "-n", "2", "--backend", "dask", "--scheduler",
       "tcp://127.0.0.1:9"], 2, "cannot reach the Dask scheduler"),
 ])
