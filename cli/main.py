@@ -477,11 +477,14 @@ def diff(
         screen.variant_diff(data)
 
 
-def _sim_config(screen, game, n, players, agents_text, variant, set_, seed, card_set, max_steps):
+def _sim_config(screen, game, n, players, agents_text, variant, set_, seed, card_set, max_steps,
+                max_decisions: int = 100_000):
     from rulesvm.interpreter.agents import split_agent_list
     from rulesvm.simulate import SimConfig
     if n < 1:
         _usage(screen, f"-n must be at least 1, not {n}")
+    if max_decisions < 1:
+        _usage(screen, f"--max-decisions must be at least 1, not {max_decisions}")
     if not os.path.exists(game):
         _usage(screen, f"no such file: {game}")
     agents_list = tuple(split_agent_list(agents_text)) if agents_text else ("random",)
@@ -491,7 +494,8 @@ def _sim_config(screen, game, n, players, agents_text, variant, set_, seed, card
         except AgentSpecError as exc:
             _usage(screen, str(exc))
     return SimConfig(game=game, n=n, players=players, agents=agents_list, seed=seed, variants=tuple(variant or ()),
-                     card_sets=tuple(card_set or ()), set_pairs=tuple(set_ or ()), max_steps=max_steps)
+                     card_sets=tuple(card_set or ()), set_pairs=tuple(set_ or ()), max_steps=max_steps,
+                     max_decisions=max_decisions)
 
 
 def _run_simulation(screen, config, jobs, backend, scheduler, quiet, label=""):
@@ -545,6 +549,8 @@ def simulate(
     scheduler: Optional[str] = SIM_SCHEDULER,
     card_set: Optional[List[str]] = CARD_SET_OPT,
     max_steps: Optional[int] = typer.Option(None, "--max-steps", help="Step limit for a rule without decisions."),
+    max_decisions: int = typer.Option(100_000, "--max-decisions", help="Stop a game after this many decisions and "
+                                      "count it as unfinished (bots that never end a game)."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
     csv: Optional[str] = typer.Option(None, "--csv", help="Write the summary's tables as CSV to FILE.", metavar="FILE"),
     plot: Optional[str] = typer.Option(None, "--plot", help="Write a PNG with the win rates, game lengths and scores.",
@@ -565,7 +571,8 @@ def simulate(
         _usage(screen, f"--backend must be `local` or `dask`, not `{backend}`")
     if scheduler and backend != "dask":
         _usage(screen, "--scheduler goes with --backend dask")
-    config = _sim_config(screen, game, n, players, agents_text, variant, set_, seed, card_set, max_steps)
+    config = _sim_config(screen, game, n, players, agents_text, variant, set_, seed, card_set, max_steps,
+                         max_decisions)
     summary = _run_simulation(screen, config, jobs or os.cpu_count() or 1, backend, scheduler, quiet or as_json)
     _write_outputs(screen, summary, csv, plot, report)
     if as_json:
