@@ -1,8 +1,23 @@
-"""Benchmarks (run by hand, never as timed tests): random playouts, decisions and
-snapshot+restore per second for every game in games/.
+"""Benchmarks (run by hand, never as timed tests), printed as three tables.
 
-    .venv/bin/python benchmarks/run.py                 # all games, about a minute
+1. Per launch game and player count (interpreter): random games per second, decisions per
+   second, snapshot+restore pairs per second.
+2. Per launch game: time to load the game (`api.load_game`: YAML, rules, checks, compile),
+   cold (a fresh Python process: imports + load) and warm (again in this process); MCTS
+   iterations per second (agent `mcts`, default player count, along a random game); peak
+   memory of a fresh process that loads the game and plays 20 random games (resident set,
+   from `resource`); Python heap peaks (`tracemalloc`) of loading the game (in a process
+   that loaded it before: the grammar is cached) and of playing 20 random games (above
+   what was allocated before them).
+3. For the games with a hand-written reference (benchmarks/reference/): interpreted time
+   per game / hand-written time per game. Both play the same seeds with the same choices
+   (tests/test_differential.py checks that they are the same games); batches of reference
+   and interpreted games alternate in one run, and the ratio is the median of `--reps`
+   repetitions (min-max shown).
+
+    .venv/bin/python benchmarks/run.py                 # every game, a few minutes
     .venv/bin/python benchmarks/run.py --games giant_king --seconds 10
+    .venv/bin/python benchmarks/run.py --games mach_struggle --only reference
 
 Figures go to docs/performance.md; see it for the numbers on the reference machine.
 """
@@ -10,9 +25,13 @@ Figures go to docs/performance.md; see it for the numbers on the reference machi
 from __future__ import annotations
 
 import argparse
+import gc
 import glob
+import json
 import os
+import random
 import statistics
+import subprocess
 import sys
 import time
 
@@ -20,7 +39,14 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 from rulesvm import api  # noqa: E402
+from rulesvm.interpreter.agents import SeatView, make_agent  # noqa: E402
 from rulesvm.interpreter.rng import below, seed_state  # noqa: E402
+
+from benchmarks.reference import giant_king, mach_struggle  # noqa: E402
+
+# Games with a hand-written reference, and the player counts to compare.
+REFERENCES = {"giant_king": (giant_king, (4, 3)), "mach_struggle": (mach_struggle, (2,))}
+SECTIONS = ("playouts", "games", "reference")
 
 
 def game_paths(names: list[str] | None) -> list[str]:
@@ -31,6 +57,8 @@ def game_paths(names: list[str] | None) -> list[str]:
             out.append(path)
     return out
 
+
+# ---------------------------------------------------------------------- 1. playouts
 
 def playouts(game, players: int, seconds: float) -> tuple[float, float, int]:
     """Complete random games per second and decisions per second."""
@@ -69,7 +97,48 @@ def snapshots(game, players: int, seconds: float) -> float:
     return count / (time.perf_counter() - start)
 
 
-def load_times(path: str, repeats: int = 3) -> float:
+# ---------------------------------------------------------------------- 2. loading, MCTS, memory
+
+_COLD = r"""
+import json, resource, sys, time, tracemalloc
+t0 = time.perf_counter()
+from rulesvm import api
+from rulesvm.interpreter.rng import below, seed_state
+t1 = time.perf_counter()
+game = api.load_game(sys.argv[1])
+t2 = time.perf_counter()
+
+def play(n):
+    for seed in range(n):
+        match = api.new_game(game, None, seed)
+        state = seed_state(seed)
+        while not match.is_over:
+            i, state = below(state, len(match.legal_options))
+            match.apply(i)
+
+play(20)
+rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss      # KiB on Linux
+tracemalloc.start()
+game = api.load_game(sys.argv[1])
+load_heap = tracemalloc.get_traced_memory()[1]
+tracemalloc.reset_peak()
+base = tracemalloc.get_traced_memory()[0]
+play(20)
+play_heap = tracemalloc.get_traced_memory()[1] - base
+print(json.dumps({"imports": t1 - t0, "load": t2 - t1, "rss_kib": rss, "load_heap": load_heap,
+                  "play_heap": play_heap}))
+"""
+
+
+def cold_process(path: str) -> dict:
+    """Imports + load in a fresh Python process, and that process's memory peaks."""
+    out = subprocess.run([sys.executable, "-c", _COLD, path], capture_output=True, text=True, check=True,
+                         cwd=ROOT)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def warm_load(path: str, repeats: int = 5) -> float:
+    api.load_game(path)
     times = []
     for _ in range(repeats):
         t = time.perf_counter()
@@ -78,19 +147,132 @@ def load_times(path: str, repeats: int = 3) -> float:
     return statistics.median(times)
 
 
+def mcts_rate(game, players: int, seconds: float, iterations: int = 25) -> float:
+    """MCTS iterations per second, deciding at successive decisions of random games."""
+    agent = make_agent(f"mcts:iterations={iterations}", 1)
+    done = 0
+    spent = 0.0
+    seed = 0
+    match = api.new_game(game, players, seed)
+    state = seed_state(seed)
+    while spent < seconds:
+        if match.is_over:
+            seed += 1
+            match = api.new_game(game, players, seed)
+        n = len(match.legal_options)
+        if n > 1:
+            t = time.perf_counter()
+            agent.choose(SeatView(match, match.current_player))
+            spent += time.perf_counter() - t
+            done += iterations
+        i, state = below(state, n)
+        match.apply(i)
+    return done / spent
+
+
+# ---------------------------------------------------------------------- 3. against the references
+
+def play_batch(new, players: int, seeds, passes: int = 1) -> float:
+    """Seconds to play the games of `seeds` (`passes` times) with seeded random choices.
+
+    The choices come from `random.Random(seed)` (cheap, so the driver weighs little in the
+    time); both engines get the same driver, so they play the same games.
+    """
+    gc.collect()
+    start = time.perf_counter()
+    for _ in range(passes):
+        for seed in seeds:
+            g = new(players, seed)
+            r = random.Random(seed).random
+            d = g.decision
+            while d is not None:
+                g.apply(int(r() * len(d.options)))
+                d = g.decision
+    return time.perf_counter() - start
+
+
+def reference_ratio(game, reference, players: int, seconds: float, reps: int) -> dict:
+    """Interleaved batches of reference and interpreted games on the same seeds."""
+    def interpreted(n, seed):
+        return api.new_game(game, n, seed)
+    ref = reference.Game
+    # Calibrate: batches of about seconds / (2 reps) each side.
+    t_int = play_batch(interpreted, players, range(10**6, 10**6 + 3)) / 3
+    t_ref = play_batch(ref, players, range(10**6, 10**6 + 30)) / 30
+    budget = seconds / (2 * reps)
+    size = max(5, int(budget / t_int))
+    passes = max(1, round(budget / (size * t_ref)))
+    ratios, ref_rates, int_rates = [], [], []
+    for rep in range(reps):
+        seeds = range(rep * size, (rep + 1) * size)
+        if rep % 2 == 0:
+            tr = play_batch(ref, players, seeds, passes)
+            ti = play_batch(interpreted, players, seeds)
+        else:
+            ti = play_batch(interpreted, players, seeds)
+            tr = play_batch(ref, players, seeds, passes)
+        per_ref, per_int = tr / (size * passes), ti / size
+        ratios.append(per_int / per_ref)
+        ref_rates.append(1 / per_ref)
+        int_rates.append(1 / per_int)
+    return {"ratio": statistics.median(ratios), "min": min(ratios), "max": max(ratios),
+            "ref_gps": statistics.median(ref_rates), "int_gps": statistics.median(int_rates),
+            "games": size, "passes": passes}
+
+
+# ---------------------------------------------------------------------- the tables
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--games", nargs="*", help="game ids (default: every game in games/)")
     parser.add_argument("--seconds", type=float, default=5.0, help="time per measurement")
+    parser.add_argument("--reps", type=int, default=7, help="repetitions of the reference comparison")
+    parser.add_argument("--only", nargs="*", choices=SECTIONS, help="tables to print (default: all)")
     args = parser.parse_args()
-    print(f"{'game':<16}{'players':>8}{'games/s':>10}{'decisions/s':>13}{'snap+restore/s':>16}{'load s':>9}")
-    for path in game_paths(args.games):
-        game = api.load_game(path)
-        lo, hi, default = game.model.players
-        for players in sorted({lo, default, hi}):
-            gps, dps, _ = playouts(game, players, args.seconds)
-            sps = snapshots(game, players, min(args.seconds, 2.0))
-            print(f"{game.model.id:<16}{players:>8}{gps:>10.1f}{dps:>13.0f}{sps:>16.0f}{load_times(path):>9.3f}")
+    sections = args.only or SECTIONS
+    paths = game_paths(args.games)
+    games = {}
+    for path in paths:
+        games[path] = api.load_game(path)
+
+    if "playouts" in sections:
+        print("Interpreter: random playouts")
+        print(f"{'game':<16}{'players':>8}{'games/s':>10}{'decisions/s':>13}{'snap+restore/s':>16}")
+        for path, game in games.items():
+            lo, hi, default = game.model.players
+            for players in sorted({lo, default, hi}):
+                gps, dps, _ = playouts(game, players, args.seconds)
+                sps = snapshots(game, players, min(args.seconds, 2.0))
+                print(f"{game.model.id:<16}{players:>8}{gps:>10.1f}{dps:>13.0f}{sps:>16.0f}", flush=True)
+        print()
+
+    if "games" in sections:
+        print("Interpreter: loading (api.load_game), MCTS, memory")
+        print(f"{'game':<16}{'load cold s':>12}{'(imports s)':>12}{'load warm s':>12}{'MCTS it/s':>11}"
+              f"{'peak RSS MB':>13}{'load heap MB':>14}{'game heap KB':>14}")
+        for path, game in games.items():
+            cold = cold_process(path)
+            warm = warm_load(path)
+            its = mcts_rate(game, game.model.players[2], min(args.seconds, 5.0))
+            print(f"{game.model.id:<16}{cold['imports'] + cold['load']:>12.3f}{cold['imports']:>12.3f}"
+                  f"{warm:>12.3f}{its:>11.0f}{cold['rss_kib'] / 1024:>13.1f}{cold['load_heap'] / 2**20:>14.1f}"
+                  f"{cold['play_heap'] / 1024:>14.0f}",
+                  flush=True)
+        print()
+
+    if "reference" in sections:
+        compared = [(game, REFERENCES[game.model.id]) for game in games.values() if game.model.id in REFERENCES]
+        if compared:
+            print(f"Interpreter / hand-written reference: time per game, same seeds and choices, "
+                  f"interleaved, median of {args.reps}")
+            print(f"{'game':<16}{'players':>8}{'reference games/s':>19}{'interpreted games/s':>21}"
+                  f"{'ratio':>8}{'min-max':>14}")
+            for game, (reference, counts) in compared:
+                for players in counts:
+                    r = reference_ratio(game, reference, players, 2 * args.seconds, args.reps)
+                    span = f"{r['min']:.1f}-{r['max']:.1f}"
+                    print(f"{game.model.id:<16}{players:>8}{r['ref_gps']:>19.0f}{r['int_gps']:>21.1f}"
+                          f"{r['ratio']:>7.1f}x{span:>14}", flush=True)
 
 
 if __name__ == "__main__":
