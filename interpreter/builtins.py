@@ -576,7 +576,8 @@ def _card_action(a, effect):
         if card is None:
             raise RulesRuntimeError(f"`{name}` of none", span, None, "R008")
         effect(rt, card, L)
-        rt.emit({"type": name, "card": rt.prog.card_ids[card]})
+        if rt.sink is not None:         # no record to build when nobody listens (bots, rollouts)
+            rt.sink({"type": name, "card": rt.prog.card_ids[card]})
     return run
 
 
