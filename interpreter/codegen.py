@@ -434,8 +434,11 @@ def proc_runner_source(gen: "PyGen", cb, code) -> str:
                 for line in goto(head, pad + "    "):
                     w(line)
             w(f"{pad}else:")
-            w(f"{pad}    _return(rt, fr, r.value)")
-            w(f"{pad}    return")
+            if cb.exit_pc is not None:
+                w(f"{pad}    pc = {cb.exit_pc}")
+            else:
+                w(f"{pad}    _return(rt, fr, r.value)")
+                w(f"{pad}    return")
         elif kind == "jump":
             for line in goto(target):
                 w(line)

@@ -212,6 +212,8 @@ class Compiler:
             cb.fire(lambda rt, L, name=name: ("phase_start", (name,)), proc.span)
         self.vblock(proc.decl.body, cb, None)
         if proc.kind == "phase" and "phase_end" in self.evented:
+            # Every way out of the phase, `return` included, passes here.
+            cb.exit_pc = cb.here()
             name = proc.name
             cb.fire(lambda rt, L, name=name: ("phase_end", (name,)), proc.span)
         cb.ret(None, proc.decl.body.span)
@@ -1086,6 +1088,7 @@ class _CodeBuilder:
         self.meta: list = []      # (kind, data) of each instruction, for the code generator
         self.targets: dict = {}
         self.extra_slots = 0
+        self.exit_pc: int | None = None   # where `return` goes when the procedure has an epilogue
 
     def here(self) -> int:
         return len(self.ops)
@@ -1115,6 +1118,8 @@ class _CodeBuilder:
             nxt = i + 1
             end = t.get(i)
 
+            exit_pc = self.exit_pc
+
             def ins(rt, fr):
                 r = fn(rt, fr.locals)
                 if r is None:
@@ -1123,6 +1128,8 @@ class _CodeBuilder:
                     fr.pc = end
                 elif r is CONTINUE:
                     fr.pc = head
+                elif exit_pc is not None:
+                    fr.pc = exit_pc
                 else:
                     _return(rt, fr, r.value)
             return ins
