@@ -417,25 +417,29 @@ def proc_runner_source(gen: "PyGen", cb, code) -> str:
         pad = "                "
         target = cb.targets.get(k)
 
-        def goto(t, pad=pad, k=k):
-            return [f"{pad}pc = {t}"] + ([f"{pad}continue"] if t is not None and t <= k else [])
+        def goto(t, pad=pad, k=k, halt=False):
+            # `halt`: the block may have queued triggers, which run before the next instruction.
+            stop = [f"{pad}if rt.halt:", f"{pad}    fr.pc = pc", f"{pad}    return"] if halt else []
+            return [f"{pad}pc = {t}"] + stop + ([f"{pad}continue"] if t is not None and t <= k else [])
         if kind == "simple":
             fn, head = data
             f = gen.name(fn, "s")
             w(f"{pad}r = {f}(rt, L)")
             w(f"{pad}if r is None:")
-            w(f"{pad}    pc = {k + 1}")
+            for line in goto(k + 1, pad + "    ", halt=True):
+                w(line)
             if target is not None:
                 w(f"{pad}elif r is BREAK:")
-                for line in goto(target, pad + "    "):
+                for line in goto(target, pad + "    ", halt=True):
                     w(line)
             if head is not None:
                 w(f"{pad}elif r is CONTINUE:")
-                for line in goto(head, pad + "    "):
+                for line in goto(head, pad + "    ", halt=True):
                     w(line)
             w(f"{pad}else:")
             if cb.exit_pc is not None:
-                w(f"{pad}    pc = {cb.exit_pc}")
+                for line in goto(cb.exit_pc, pad + "    ", halt=True):
+                    w(line)
             else:
                 w(f"{pad}    _return(rt, fr, r.value)")
                 w(f"{pad}    return")
