@@ -145,6 +145,8 @@ class Checker:
         self.funcs: dict[str, FuncDef] = {}
         self.triggers: list[TriggerDef] = []
         self.calls_made: set[str] = set()     # procs/phases/abilities referenced anywhere
+        self.uses: dict = {}                  # caller name (None: game data, defaults) -> names it uses
+        self._caller: str | None = None
         self.emitted: set[str] = set()
         self._decl_spans: dict[str, tuple[str, Span]] = {}
         self._var_counts = {"global": 0, "player": 0, "card": 0}
@@ -376,7 +378,13 @@ class Checker:
         """An ability written inline in card data: checked like a declared ability."""
         decl = A.ProcDecl(span, "ability", name, (), None, body)
         self.procs[name] = ProcDef(name, "snippet", (("self", CARD), ("you", PLAYER)), None, decl, span)
+        self.use(name, from_data=True)
+
+    def use(self, name: str, from_data: bool = False) -> None:
+        """Record that the rule being checked (or the game's data) uses a procedure, phase,
+        function or ability: reachability warnings follow these edges from the game block."""
         self.calls_made.add(name)
+        self.uses.setdefault(None if from_data else self._caller, set()).add(name)
 
     # ================================================================ bodies
     def check(self) -> None:
@@ -392,6 +400,7 @@ class Checker:
                 self.r.error("E303", f"default of `{var.name}` should be {var.type}, found {t}", var.default.span)
             self.res.frame_sizes[var.default] = frame.size
         for func in list(self.funcs.values()):
+            self._caller = func.name
             frame = _Frame("func", func.returns)
             scope = _Scope()
             for name, t in func.params:
@@ -402,9 +411,12 @@ class Checker:
                              func.decl.body.span)
             self.res.frame_sizes[func.decl] = frame.size
         for proc in list(self.procs.values()):
+            self._caller = proc.name
             self._check_proc(proc)
         for trig in self.triggers:
+            self._caller = trig.proc.name
             self._check_proc(trig.proc, trig.cond)
+        self._caller = None
         self._reachability()
 
     def check_standalone(self, expr, reporter: Reporter, bindings: dict | None = None) -> tuple:
@@ -413,8 +425,9 @@ class Checker:
         Returns (type, frame size). `bindings` maps extra names to types; they get the first
         local slots in order. Diagnostics go to `reporter`, the checker's own are untouched.
         """
-        saved = self.r
+        saved, saved_caller = self.r, self._caller
         self.r = reporter
+        self._caller = None                 # an expression of the data: it is reached
         try:
             frame = _Frame("func", None)
             scope = _Scope()
@@ -423,7 +436,7 @@ class Checker:
             t = self.expr(expr, scope, frame)
             return t, frame.size
         finally:
-            self.r = saved
+            self.r, self._caller = saved, saved_caller
 
     def _first_file(self) -> str:
         for _, span in self._decl_spans.values():
@@ -456,13 +469,43 @@ class Checker:
         self.block(proc.decl.body, _Scope(scope), frame)
         self.res.frame_sizes[proc.decl] = frame.size
 
+    def reached(self) -> set:
+        """Names of the procedures, phases, functions and abilities the game can ever run:
+        those used, directly or through others, by the game and setup blocks, the triggers,
+        the card data (abilities, formulas), variable defaults and the bots' `evaluate`."""
+        roots = {"game", "setup", "evaluate"} | {t.proc.name for t in self.triggers} | self.uses.get(None, set())
+        seen: set = set()
+        todo = list(roots)
+        while todo:
+            name = todo.pop()
+            if name in seen:
+                continue
+            seen.add(name)
+            todo.extend(self.uses.get(name, ()))
+        return seen
+
+    def _unreached(self, name: str, what: str, span) -> None:
+        callers = sorted(c for c, used in self.uses.items() if c is not None and name in used and c != name)
+        if not callers:
+            code = {"phase": "W401", "procedure": "W401", "ability": "W402", "function": "W403"}[what]
+            message = {"ability": f"ability `{name}` is not used by any card",
+                       "function": f"function `{name}` is never used"}.get(what, f"{what} `{name}` is never called")
+            hint = "call it from the game block, or remove it" if code == "W401" else None
+        else:
+            code = {"phase": "W401", "procedure": "W401", "ability": "W402", "function": "W403"}[what]
+            shown = ", ".join(f"`{c}`" for c in callers[:3]) + (", ..." if len(callers) > 3 else "")
+            message = f"{what} `{name}` is never reached: only {shown}, which the game never reaches, " + \
+                ("calls" if what in ("phase", "procedure") else "uses") + " it"
+            hint = "call it from a rule the game runs, or remove it"
+        self.r.warning(code, message, span, hint)
+
     def _reachability(self) -> None:
+        reached = self.reached()
         for proc in self.procs.values():
-            if proc.kind in ("phase", "proc") and proc.name not in self.calls_made:
-                self.r.warning("W401", f"{'phase' if proc.kind == 'phase' else 'procedure'} `{proc.name}` "
-                               "is never called", proc.span, "call it from the game block, or remove it")
-            if proc.kind == "ability" and proc.name not in self.calls_made:
-                self.r.warning("W402", f"ability `{proc.name}` is not used by any card", proc.span)
+            if proc.kind in ("phase", "proc") and proc.name not in reached:
+                self._unreached(proc.name, "phase" if proc.kind == "phase" else "procedure", proc.span)
+            if proc.kind == "ability" and proc.name not in reached:
+                self._unreached(proc.name, "ability", proc.span)
         evaluate = self.funcs.get("evaluate")
         if evaluate is not None:
             ok = len(evaluate.params) == 1 and evaluate.params[0][1] == PLAYER and evaluate.returns == INT
@@ -470,8 +513,8 @@ class Checker:
                 self.r.error("E309", "`evaluate` is the bots' judge of a position: declare it as "
                              "`func evaluate(p: player) -> int`", evaluate.span)
         for func in self.funcs.values():
-            if func.name not in self.calls_made and func.name != "evaluate":
-                self.r.warning("W403", f"function `{func.name}` is never used", func.span)
+            if func.name not in reached and func.name != "evaluate":
+                self._unreached(func.name, "function", func.span)
         for ev in self.events.values():
             if not ev.builtin and ev.name not in self.emitted:
                 self.r.warning("W404", f"event `{ev.name}` is never emitted", ev.span)
@@ -744,7 +787,7 @@ class Checker:
         proc = self.procs.get(e.id)
         if proc is not None and proc.kind in ("ability", "snippet"):
             self.res.names[e] = ("ability", e.id)
-            self.calls_made.add(e.id)
+            self.use(e.id)
             return ABILITY
         if e.id in self.kinds:
             self.r.error("E216", f"`{e.id}` is a card kind; compare with `c.kind == \"{e.id}\"`", e.span)
@@ -846,7 +889,7 @@ class Checker:
         if name in PRIMITIVES:
             return self._call_primitive(e, PRIMITIVES[name], scope, frame, statement)
         if name in self.funcs:
-            self.calls_made.add(name)
+            self.use(name)
             f = self.funcs[name]
             self._check_args(e, f.params, scope, frame, f"function `{name}`")
             self.res.calls[e] = ("func", name, tuple(e.args))
@@ -859,7 +902,7 @@ class Checker:
             if proc.kind in ("ability", "snippet"):
                 self.r.error("E222", f"`{name}` is an ability: run it with `use({name}, card, player)`", e.span)
                 return ANY
-            self.calls_made.add(name)
+            self.use(name)
             if not statement:
                 self.r.error("E223", f"{_KIND_WORD.get(proc.kind, proc.kind)} `{name}` can only be called as a statement "
                              f"(`{name}(...)` or `let x = {name}(...)`)", e.span,

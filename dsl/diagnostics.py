@@ -84,7 +84,8 @@ class Reporter:
 
 def did_you_mean(name: str, candidates) -> str | None:
     """A "did you mean" hint for a misspelled name, or None."""
-    close = difflib.get_close_matches(name, sorted(set(candidates)), n=1, cutoff=0.6)
+    # Names from a designer's file may be numbers or true/false (YAML keys): compare as text.
+    close = difflib.get_close_matches(str(name), sorted({str(c) for c in candidates}), n=1, cutoff=0.6)
     return f"did you mean `{close[0]}`?" if close else None
 
 

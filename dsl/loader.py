@@ -10,6 +10,7 @@ the game's folder tree.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import os
 from dataclasses import dataclass, field
@@ -22,7 +23,7 @@ from .parser import parse_block_snippet, parse_expression, parse_rules
 from .schema import CARD_SET_SCHEMA, GAME_SCHEMA, card_data_schema, validate
 from .types import ABILITY, BOOL, CARD, INT, PLAYER, TEXT, assignable
 from .variants import VariantSpec, apply_rules, load_variant
-from .yaml_loader import Marks, decode_text, load_yaml_file, reindent, scalar_origin
+from .yaml_loader import MAX_BYTES, Marks, decode_text, load_yaml_file, reindent, scalar_origin
 
 DATA_FIELD_TYPES = {"int", "bool", "text", "ability", "list[int]", "list[text]", "list[bool]", "any"}
 RESERVED_CARD_KEYS = {"id", "kind", "name", "text", "count", "image", "faces", "back"}
@@ -64,16 +65,37 @@ def display_path(path: str) -> str:
     return path if rel.startswith("..") else rel
 
 
-def resolve_inside(base_dir: str, name: str, span: Span, what: str) -> str:
-    """Resolve a path named in a game file; it may not leave the game's folder tree."""
-    if os.path.isabs(name):
-        raise DiagnosticError([Diagnostic("E007", f"{what} path must be relative to the game file: `{name}`", span)])
-    root = os.path.realpath(base_dir)
-    full = os.path.realpath(os.path.join(root, name))
-    if os.path.commonpath([root, full]) != root:
-        raise DiagnosticError([Diagnostic("E007", f"{what} `{name}` is outside the game's folder", span,
+def resolve_inside(base_dir: str, name: str, span: Span, what: str, folder: str = "the game's folder") -> str:
+    """Resolve a path named in a game file; it may not leave the game's folder tree.
+
+    Absolute paths, `..` that climbs out, and symbolic links pointing outside are all E007:
+    a game file from a stranger can only make rulesvm read files beside it.
+    """
+    if not isinstance(name, str) or not name.strip() or "\x00" in name:
+        shown = str(name).encode("unicode_escape").decode("ascii")
+        raise DiagnosticError([Diagnostic("E007", f"{what} path `{shown}` is not a file name", span,
+                                          "give a file name relative to the game file, e.g. `my_game.rules`")])
+    if os.path.isabs(name) or os.path.splitdrive(name)[0]:
+        raise DiagnosticError([Diagnostic("E007", f"{what} path must be relative to the game file: `{name}`", span,
                                           "files a game uses must be in its folder or below it")])
+    root = os.path.realpath(base_dir)
+    try:
+        full = os.path.realpath(os.path.join(root, name))
+        inside = os.path.commonpath([root, full]) == root
+    except (ValueError, OSError):
+        inside = False
+    if not inside:
+        raise DiagnosticError([Diagnostic("E007", f"{what} `{name}` is outside {folder}", span,
+                                          "files a game uses must be in its folder or below it "
+                                          "(symbolic links may not point outside it either)")])
     return full
+
+
+def _located(diags, span: Span) -> list[Diagnostic]:
+    """A file that cannot be read is reported where the game file names it."""
+    if span.line <= 0:
+        return list(diags)
+    return [dataclasses.replace(d, span=span) if d.span.line <= 0 else d for d in diags]
 
 
 def _localized(value) -> dict:
@@ -87,9 +109,11 @@ def _localized(value) -> dict:
 def _read_text(path: str, display: str, span: Span) -> str:
     try:
         with open(path, "rb") as fh:
-            raw = fh.read()
+            raw = fh.read(MAX_BYTES + 1)
     except FileNotFoundError:
         raise DiagnosticError([Diagnostic("E005", f"file not found: {display}", span)]) from None
+    except IsADirectoryError:
+        raise DiagnosticError([Diagnostic("E005", f"is a directory, not a file: {display}", span)]) from None
     except OSError as exc:
         raise DiagnosticError([Diagnostic("E005", f"cannot read {display}: {exc.strerror}", span)]) from None
     return decode_text(raw, display)
@@ -121,6 +145,10 @@ class GameLoader:
         diags = validate(data, GAME_SCHEMA, marks)
         if diags:
             raise DiagnosticError(diags)
+        backs = (data.get("layout") or {}).get("backs") if isinstance(data.get("layout"), dict) else None
+        self.pictures = [(hint["image"], self.game_path, marks.span(("layout", "backs", name, "image")))
+                         for name, hint in (backs.items() if isinstance(backs, dict) else ())
+                         if isinstance(hint, dict) and isinstance(hint.get("image"), str)]
         return data, marks
 
     def parse_rules_files(self, data: dict, marks: Marks) -> list[A.RulesFile]:
@@ -140,19 +168,18 @@ class GameLoader:
 
     def read_card_files(self, data: dict, marks: Marks) -> None:
         self._add_entries(data.get("cards", []), marks)
-        names = list(data.get("card_sets", []))
-        spans = [marks.span(("card_sets", i)) for i in range(len(names))]
-        for extra in self.card_set_paths:
-            names.append(os.path.abspath(extra))
-            spans.append(Span("<command line>", 0, 0))
-        for name, span in zip(names, spans):
+        # Card sets the game file names stay in its folder; those given on the command line
+        # (or by the API) may be any file the user chose.
+        sets = [(name, marks.span(("card_sets", i)), False) for i, name in enumerate(data.get("card_sets", []))]
+        sets += [(os.path.abspath(extra), Span("<command line>", 0, 0), True) for extra in self.card_set_paths]
+        for name, span, chosen in sets:
             try:
-                if os.path.isabs(name):     # given on the command line: any path the user chose
-                    full = name
-                else:
-                    full = resolve_inside(self.base_dir, name, span, "card set")
+                full = name if chosen else resolve_inside(self.base_dir, name, span, "card set")
                 display = display_path(full)
-                cdata, cmarks, text = load_yaml_file(full, display)
+                try:
+                    cdata, cmarks, text = load_yaml_file(full, display)
+                except DiagnosticError as exc:
+                    raise DiagnosticError(_located(exc.diagnostics, span)) from None
                 self.sources.add(display, text)
                 if not isinstance(cdata, dict):
                     raise DiagnosticError([Diagnostic("E010", "a card set must be a YAML mapping with a `cards` list",
@@ -188,6 +215,8 @@ class GameLoader:
         item_schema = card_data_schema(kinds_schema)["items"] if kinds_schema else None
         cards: list[CardDef] = []
         seen: dict[str, Span] = {}
+        for picture in getattr(self, "pictures", ()):     # the layout's card backs
+            self._check_picture(*picture)
         for e in self.entries:
             entry, marks = e.entry, e.marks
             if item_schema is None:
@@ -237,6 +266,13 @@ class GameLoader:
                     if fdef.type == ABILITY:
                         value = self._ability_ref(f"{cid}@{key.replace(' ', '_')}", fname, value, marks,
                                                   ("faces", key, fname))
+                    elif isinstance(value, dict):
+                        # Only printed values vary with how a card lies; a formula is computed
+                        # from the board and belongs to the card's own field.
+                        self.reporter.error("E231", f"`{fname}` under `faces: {key}` must be a printed value, "
+                                            "not a formula", marks.span(("faces", key, fname)),
+                                            "give the formula as the card's own field value")
+                        continue
                     elif isinstance(value, list):
                         value = tuple(value)
                     face[fname] = value
@@ -244,10 +280,12 @@ class GameLoader:
                     faces[face_key(key)] = face
                 except ValueError:
                     pass                    # reported by the schema
+            if isinstance(entry.get("image"), str):
+                self._check_picture(entry["image"], marks.file, marks.span(("image",)))
             count = entry.get("count", 1)
             cards.append(CardDef(cid, entry["kind"], _localized(entry.get("name")) or {"en": cid},
                                  values, int(count) if isinstance(count, int) else 1, marks.file, marks.span(()),
-                                 faces, str(entry.get("back", "card"))))
+                                 faces, str(entry.get("back", "card")), entry.get("image")))
         return cards
 
     def check_hands(self, data: dict, marks: Marks, cards: list) -> dict | None:
@@ -261,13 +299,28 @@ class GameLoader:
                                 marks.span(("hands", "zone")),
                                 did_you_mean(spec["zone"], [z.name for z in self.checker.zones.values() if z.per_player]))
         counts = {c.id: c.count for c in cards}
+        legal = set()
         for name, ids in (spec.get("presets") or {}).items():
-            for d in hand_problems(ids, spec, counts, marks, ("hands", "presets", name)):
-                self.reporter.diagnostics.append(d)
+            problems = hand_problems(ids, spec, counts, marks, ("hands", "presets", name))
+            self.reporter.extend(problems)
+            if not problems:
+                legal.add(name)
+        needed: dict = {}
         for k, name in enumerate(spec.get("seats", [])):
             if name not in (spec.get("presets") or {}):
                 self.reporter.error("E071", f"no preset hand `{name}`", marks.span(("hands", "seats", k)),
                                     did_you_mean(name, spec.get("presets") or {}))
+                continue
+            if name not in legal:
+                continue
+            # The seats' hands are dealt from one box: together they may not need more copies
+            # of a card than the game has.
+            for cid in spec["presets"][name]:
+                needed[cid] = needed.get(cid, 0) + 1
+                if cid in counts and needed[cid] == counts[cid] + 1:
+                    self.reporter.error("E075", f"the seats' preset hands need more `{cid}` than the game has "
+                                        f"({counts[cid]})", marks.span(("hands", "seats", k)),
+                                        "give the cards more copies (`count:`), or change the presets")
         return {"zone": spec["zone"], "size": spec.get("size"), "unique": spec.get("unique", False),
                 "presets": {k: list(v) for k, v in (spec.get("presets") or {}).items()},
                 "seats": list(spec.get("seats", []))}
@@ -300,7 +353,10 @@ class GameLoader:
             seen.add(spec.name)
             base = spec.data.get("base")
             if base is not None:
-                target = os.path.realpath(os.path.join(os.path.dirname(spec.path), base))
+                try:
+                    target = os.path.realpath(os.path.join(os.path.dirname(spec.path), base))
+                except ValueError:          # not a path at all (a NUL character)
+                    target = None
                 if target != os.path.realpath(self.game_path):
                     self.reporter.error("E067", f"variant `{spec.name}` is for `{base}`, not for {self.display}",
                                         spec.marks.span(("base",)))
@@ -375,6 +431,25 @@ class GameLoader:
                 continue
             self.option_overrides[name] = value
 
+    def _check_picture(self, name: str, source: str, span: Span) -> None:
+        """A picture a card (or the layout) names is served by `rulesvm serve`: like every file a
+        game names, it must lie in the game's folder (or, for a card set or variant chosen on
+        the command line, in that file's folder)."""
+        base = os.path.realpath(os.path.dirname(os.path.abspath(source)))
+        root = os.path.realpath(self.base_dir)
+        if os.path.commonpath([root, base]) != root:
+            root = base
+        if not name.strip() or "\x00" in name or os.path.isabs(name):
+            shown = name.encode("unicode_escape").decode("ascii")
+            self.reporter.error("E007", f"picture path `{shown}` must be a file name relative to "
+                                f"{display_path(source)}", span, "pictures must be in the game's folder or below it")
+            return
+        full = os.path.realpath(os.path.join(base, name))
+        if os.path.commonpath([root, full]) != root:
+            self.reporter.error("E007", f"picture `{name}` is outside the game's folder", span,
+                                "pictures must be in the game's folder or below it "
+                                "(symbolic links may not point outside it either)")
+
     def _formula(self, fdef, text: str, marks, path):
         """A field computed by an expression, checked now with `self` (card) and `you` (player)."""
         span = marks.span(path)
@@ -399,7 +474,7 @@ class GameLoader:
                                     did_you_mean(value, abilities) or
                                     "declare it with `ability name { ... }` or write `{rules: \"...\"}`")
                 return None
-            checker.calls_made.add(value)
+            checker.use(value, from_data=True)
             return value
         if isinstance(value, dict) and isinstance(value.get("rules"), str):
             name = f"{cid}.{fname}"
@@ -436,6 +511,9 @@ class GameLoader:
         for kind in self.checker.kinds.values():
             if not any(c.kind == kind.name for c in cards):
                 self.reporter.warning("W406", f"card kind `{kind.name}` has no cards in the data", kind.span)
+        from .layout import check_layout    # the web table's `layout:` hints (dsl/layout.py)
+        self.reporter.extend(check_layout(data.get("layout"), self.checker.zones, self.checker.vars,
+                                          self.checker.kinds, marks))
         players = data["players"]
         for spec in self.variant_specs:        # a variant may change the number of players
             if "players" in spec.data:
@@ -541,6 +619,25 @@ def load_game_model(path: str, card_sets: list[str] = (), variants: list[str] = 
     return GameLoader(path, card_sets, variants).load()
 
 
+def check_option(model: GameModel, name: str, value):
+    """An option value given as data (a scenario, a log, the API): typed and in range, or
+    ValueError with a message. Lists become tuples."""
+    opt = model.options.get(name)
+    if opt is None:
+        option_value(model, name, "")          # raises the "unknown option" message
+    value = tuple(value) if isinstance(value, list) else value
+    if value is None or isinstance(value, float) or not assignable(type_of_value(value), opt.type):
+        raise ValueError(f"option `{name}` is {opt.type}, not `{value}`")
+    if isinstance(value, tuple) and not all(isinstance(v, (int, str, bool)) and not isinstance(v, float)
+                                            for v in value):
+        raise ValueError(f"option `{name}` is {opt.type}, not `{list(value)}`")
+    if opt.range and not opt.range[0] <= value <= opt.range[1]:
+        raise ValueError(f"option `{name}` must be between {opt.range[0]} and {opt.range[1]}, not {value}")
+    if opt.choices and value not in opt.choices:
+        raise ValueError(f"option `{name}` must be one of {', '.join(map(str, opt.choices))}, not `{value}`")
+    return value
+
+
 def option_value(model: GameModel, name: str, text: str):
     """Parse a `--set NAME=VALUE` value for an option; raises ValueError with a message."""
     opt = model.options.get(name)
@@ -568,5 +665,5 @@ def option_value(model: GameModel, name: str, text: str):
     return value
 
 
-__all__ = ["GameLoader", "load_game_model", "option_value", "display_path", "resolve_inside",
+__all__ = ["GameLoader", "load_game_model", "option_value", "check_option", "display_path", "resolve_inside",
            "SourceSet", "const_value", "type_of_value", "assignable", "TEXT"]

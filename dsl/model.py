@@ -129,6 +129,7 @@ class CardDef:
     span: Span
     faces: dict = field(default_factory=dict)   # (side 0/1, turn) -> {field: value} by orientation
     back: str = "card"                          # cards with the same back look alike face down
+    image: str | None = None                    # a picture of the face (path relative to `source`)
 
     @property
     def instance_ids(self) -> list[str]:

@@ -14,6 +14,7 @@ import re
 
 from lark import Lark, Token, Transformer, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+from lark.parsers.lalr_analysis import Shift
 
 from . import ast as A
 from .diagnostics import Diagnostic, DiagnosticError, Span
@@ -65,6 +66,13 @@ KEYWORDS = {"kind", "zone", "var", "option", "event", "proc", "func", "ability",
             "not", "true", "false", "none"}
 
 
+# Keywords that can never be names (declaration words such as `kind` or `zone` still can:
+# `c.kind`, `func f(kind: text)`).
+RESERVED_NAMES = {"let", "if", "elif", "else", "then", "for", "in", "while", "repeat", "loop", "break",
+                  "continue", "return", "emit", "and", "or", "not", "true", "false", "none", "simultaneous",
+                  "when", "as"}
+
+
 class _Builder(Transformer):
     """Lark tree -> dsl.ast nodes."""
 
@@ -82,6 +90,14 @@ class _Builder(Transformer):
     def _tok_span(self, tok: Token) -> Span:
         return Span(self.path, tok.line, tok.column, tok.end_line, tok.end_column)
 
+    def _not_keyword(self, tok) -> None:
+        """Where only a name or a value fits, the parser reads any word as a name (so that
+        `c.kind` works); a statement or expression keyword there is a mistake."""
+        if isinstance(tok, Token) and str(tok) in RESERVED_NAMES:
+            self.errors.append(Diagnostic(
+                "E102", f"unexpected keyword `{tok}` where a name or a value is expected", self._tok_span(tok),
+                f"`{tok}` is a keyword and cannot be a name; if a line above is unfinished, complete it"))
+
     # --- top level
     @v_args(meta=True)
     def start(self, meta, children):
@@ -89,6 +105,7 @@ class _Builder(Transformer):
 
     @v_args(meta=True)
     def kind_decl(self, meta, c):
+        self._not_keyword(c[0])
         return A.KindDecl(self._span(meta), str(c[0]), tuple(c[1:]))
 
     @v_args(meta=True)
@@ -97,15 +114,18 @@ class _Builder(Transformer):
 
     @v_args(meta=True)
     def zone_decl(self, meta, c):
+        self._not_keyword(c[0])
         mods = tuple(m for m in c[1:] if m is not None)
         return A.ZoneDecl(self._span(meta), str(c[0]), mods)
 
     @v_args(meta=True)
     def var_decl(self, meta, c):
+        self._not_keyword(c[0])
         return A.VarDecl(self._span(meta), str(c[0]), c[1], c[2], tuple(c[3:]))
 
     @v_args(meta=True)
     def option_decl(self, meta, c):
+        self._not_keyword(c[0])
         return A.OptionDecl(self._span(meta), str(c[0]), c[1], c[2], tuple(c[3:]))
 
     @v_args(meta=True)
@@ -115,26 +135,32 @@ class _Builder(Transformer):
 
     @v_args(meta=True)
     def event_decl(self, meta, c):
+        self._not_keyword(c[0])
         return A.EventDecl(self._span(meta), str(c[0]), tuple(c[1] or ()))
 
     @v_args(meta=True)
     def proc_decl(self, meta, c):
+        self._not_keyword(c[0])
         return A.ProcDecl(self._span(meta), "proc", str(c[0]), tuple(c[1] or ()), c[2], c[3])
 
     @v_args(meta=True)
     def func_decl(self, meta, c):
+        self._not_keyword(c[0])
         return A.FuncDecl(self._span(meta), str(c[0]), tuple(c[1] or ()), c[2], c[3])
 
     @v_args(meta=True)
     def ability_decl(self, meta, c):
+        self._not_keyword(c[0])
         return A.ProcDecl(self._span(meta), "ability", str(c[0]), (), None, c[1])
 
     @v_args(meta=True)
     def phase_decl(self, meta, c):
+        self._not_keyword(c[0])
         return A.ProcDecl(self._span(meta), "phase", str(c[0]), tuple(c[1] or ()), None, c[2])
 
     @v_args(meta=True)
     def trigger_decl(self, meta, c):
+        self._not_keyword(c[2])
         names = tuple(c[1] or ())
         label = str(c[2]) if c[2] is not None else None
         return A.TriggerDecl(self._span(meta), str(c[0]), names, c[3], c[4], label)
@@ -152,9 +178,12 @@ class _Builder(Transformer):
 
     @v_args(meta=True)
     def param(self, meta, c):
+        self._not_keyword(c[0])
         return A.Param(self._span(meta), str(c[0]), c[1])
 
     def names(self, c):
+        for t in c:
+            self._not_keyword(t)
         return tuple((str(t), self._tok_span(t)) for t in c)
 
     @v_args(meta=True)
@@ -172,6 +201,7 @@ class _Builder(Transformer):
 
     @v_args(meta=True)
     def let_stmt(self, meta, c):
+        self._not_keyword(c[0])
         return A.Let(self._span(meta), str(c[0]), c[1])
 
     @v_args(meta=True)
@@ -194,10 +224,12 @@ class _Builder(Transformer):
 
     @v_args(meta=True)
     def for_stmt(self, meta, c):
+        self._not_keyword(c[0])
         return A.For(self._span(meta), str(c[0]), c[1], c[2])
 
     @v_args(meta=True)
     def simultaneous_stmt(self, meta, c):
+        self._not_keyword(c[0])
         return A.For(self._span(meta), str(c[0]), c[1], c[2], True)
 
     @v_args(meta=True)
@@ -236,6 +268,7 @@ class _Builder(Transformer):
     # --- expressions
     @v_args(meta=True)
     def lambda_expr(self, meta, c):
+        self._not_keyword(c[0])
         return A.Lambda(self._span(meta), str(c[0]), c[1])
 
     @v_args(meta=True)
@@ -323,6 +356,7 @@ class _Builder(Transformer):
 
     @v_args(meta=True)
     def name(self, meta, c):
+        self._not_keyword(c[0])
         return A.Name(self._span(meta), str(c[0]))
 
     @v_args(meta=True)
@@ -335,6 +369,7 @@ class _Builder(Transformer):
 
     @v_args(meta=True)
     def comprehension(self, meta, c):
+        self._not_keyword(c[1])
         return A.Comprehension(self._span(meta), c[0], str(c[1]), c[2], c[3])
 
 
@@ -365,12 +400,12 @@ def parse_string(tok: Token, path: str, errors: list) -> tuple:
                 buf = []
             inner = raw[i + 1:end].replace('\\"', '"')   # `"{join(xs, \", \")}"`
             # Pad so that Lark reports the embedded expression's real line and column.
-            padded = "\n" * (tok.line - 1) + " " * (tok.column + i) + inner
+            padded = "\n" * (tok.line - 1) + " " * (tok.column + i + 1) + inner
             try:
                 tree = _lark().parse(padded, start="expr")
                 parts.append(_Builder(path, errors).transform(tree))
             except UnexpectedInput as exc:
-                errors.append(_syntax_diagnostic(exc, path))
+                errors.append(_syntax_diagnostic(exc, path, padded))
             i = end + 1
             continue
         buf.append(ch)
@@ -380,26 +415,109 @@ def parse_string(tok: Token, path: str, errors: list) -> tuple:
     return tuple(parts)
 
 
-def _eof(expected, path: str, line: int, col: int) -> Diagnostic:
+def _eof(expected, path: str, line: int, col: int, text: str | None = None) -> Diagnostic:
     if "RBRACE" in expected:
+        notes = ()
+        opener = _unclosed_opener(text) if text is not None else None
+        if opener is not None:
+            (oline, ocol), closer = opener
+            message = (f"this block's `}}` seems to be missing (the `}}` on line {closer} is indented like "
+                       "an outer block)") if closer else "this block is not closed"
+            notes = ((message, Span(path, oline, ocol, oline, ocol + 1)),)
         return Diagnostic("E103", "unexpected end of file: a block is not closed with `}`",
-                          Span(path, max(line, 1), max(col, 1)), "add the missing `}`")
+                          Span(path, max(line, 1), max(col, 1)), "add the missing `}`", notes=notes)
     return Diagnostic("E103", f"unexpected end of file; expected {describe_expected(expected)}",
                       Span(path, max(line, 1), max(col, 1)))
 
 
-def _syntax_diagnostic(exc: UnexpectedInput, path: str) -> Diagnostic:
-    line, col = getattr(exc, "line", 1) or 1, getattr(exc, "column", 1) or 1
+def _unclosed_opener(text: str):
+    """For a file whose blocks do not all close: ((line, col) of the `{` that most likely lacks
+    its `}`, line of the `}` that closed it instead or None)."""
+    stack: list = []
+    suspect = None
+    for k, raw in enumerate(text.split("\n"), 1):
+        code = _strip_comment(raw)
+        indent = len(raw) - len(raw.lstrip(" \t"))
+        in_string = False
+        i = 0
+        while i < len(code):
+            ch = code[i]
+            if in_string:
+                if ch == "\\":
+                    i += 1
+                elif ch == '"':
+                    in_string = False
+            elif ch == '"':
+                in_string = True
+            elif ch == "{":
+                stack.append((k, i + 1, indent))
+            elif ch == "}" and stack:
+                oline, ocol, oindent = stack.pop()
+                if suspect is None and not code[:i].strip() and indent != oindent:
+                    suspect = ((oline, ocol), k)
+            i += 1
+    if suspect is not None:
+        return suspect
+    if stack:
+        oline, ocol, _ = stack[-1]
+        return (oline, ocol), None
+    return None
+
+
+def _end_position(text: str) -> tuple[int, int]:
+    """Line and column just after the last character that is not white space or a comment."""
+    lines = text.split("\n")
+    for k in range(len(lines) - 1, -1, -1):
+        code = _strip_comment(lines[k]).rstrip()
+        if code.strip():
+            return k + 1, len(code) + 1
+    return len(lines), len(lines[-1]) + 1
+
+
+def _strip_comments(text: str) -> str:
+    return "\n".join(_strip_comment(ln) for ln in text.split("\n"))
+
+
+def _strip_comment(line: str) -> str:
+    """A line without its `#` comment (a `#` inside a string does not start one)."""
+    in_string = False
+    i = 0
+    while i < len(line):
+        ch = line[i]
+        if ch == "\\" and in_string:
+            i += 2
+            continue
+        if ch == '"':
+            in_string = not in_string
+        elif ch == "#" and not in_string:
+            return line[:i]
+        i += 1
+    return line
+
+
+def _syntax_diagnostic(exc: UnexpectedInput, path: str, text: str | None = None) -> Diagnostic:
+    line, col = getattr(exc, "line", 1), getattr(exc, "column", 1)
+    if not isinstance(line, int) or line < 1 or not isinstance(col, int) or col < 1:
+        # Lark knows no position (an empty text): the error is where the text ends.
+        line, col = _end_position(text) if text is not None else (1, 1)
     if isinstance(exc, UnexpectedCharacters):
         ch = exc.char if hasattr(exc, "char") else "?"
-        return Diagnostic("E101", f"unexpected character `{ch}`", Span(path, line, col, line, col + 1),
-                          "strings use double quotes; comments start with `#`" if ch in "'/" else None)
+        if ch == '"':
+            return Diagnostic("E101", "a string is not closed: `\"` has no matching `\"` on its line",
+                              Span(path, line, col, line, col + 1),
+                              "close the string on the same line; write `\\n` for a line break")
+        shown = ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii")
+        return Diagnostic("E101", f"unexpected character `{shown}`", Span(path, line, col, line, col + 1),
+                          "strings use double quotes; comments start with `#`" if ch in "'/" else
+                          "names use letters A-Z, digits and `_`" if ch.isalpha() else None)
     if isinstance(exc, UnexpectedEOF):
-        return _eof(exc.expected, path, line, col)
+        return _eof(exc.expected, path, line, col, text)
     assert isinstance(exc, UnexpectedToken)
     tok = exc.token
     if tok.type == "$END":
-        return _eof(exc.expected, path, line, col)
+        if text is not None and not _strip_comments(text).strip():
+            line, col = _end_position(text)      # nothing but blanks: where the text ends
+        return _eof(exc.expected, path, line, col, text)     # else at the last token of the text
     hint = None
     if str(tok) in KEYWORDS and "NAME" in exc.expected:
         hint = f"`{tok}` is a keyword of the rules language and cannot be used as a name"
@@ -412,33 +530,157 @@ def _syntax_diagnostic(exc: UnexpectedInput, path: str) -> Diagnostic:
                       Span(path, line, col, tok.end_line or line, end_col), hint)
 
 
-def _dedupe_cascade(errors: list[Diagnostic]) -> list[Diagnostic]:
-    """After a syntax error the parser skips tokens; errors right after it are usually echoes."""
-    kept: list[Diagnostic] = []
-    for d in errors:
-        if kept and d.span.line <= kept[-1].span.line + 2:
-            continue
-        kept.append(d)
-    return kept
+# ---------------------------------------------------------------- error recovery
+#
+# After a syntax error the parser resynchronises (panic mode, as yacc does): it skips to
+# the next line that starts a declaration (at the file's outermost indentation) or a
+# statement, drops the parser states back to one that accepts that keyword, and goes on.
+# So each broken declaration of a file, and each broken statement of a block, is
+# reported once, without the echoes that skipping token by token produces.
+
+DECLARATION_KEYWORDS = ("kind", "zone", "var", "option", "event", "proc", "func", "ability", "phase", "on",
+                        "setup", "game")
+STATEMENT_KEYWORDS = ("let", "for", "while", "repeat", "loop", "return", "emit", "break", "continue",
+                      "simultaneous")
+MAX_SYNTAX_ERRORS = 50
+
+
+@functools.lru_cache(maxsize=1)
+def _keyword_terminals() -> dict[str, str]:
+    """Keyword text -> the name of its terminal (`let` -> LET)."""
+    return {term.pattern.value: term.name for term in _lark().terminals
+            if term.pattern.type == "str" and term.pattern.value.isidentifier()}
+
+
+def _shifts(actions: dict, term) -> bool:
+    """Does a parser state take this token as the start of something (not by reducing first)?
+    A state that shifts `let` is one where a statement begins."""
+    action = actions.get(term)
+    return action is not None and action[0] is Shift
+
+
+class _Recovery:
+    def __init__(self, text: str, path: str):
+        self.text = text
+        self.path = path
+        self.errors: list[Diagnostic] = []
+        self.last_sync = -1
+        codes = [ln for ln in text.split("\n") if _strip_comment(ln).strip()]
+        indent = min((len(ln) - len(ln.lstrip(" \t")) for ln in codes), default=0)
+        decl = "|".join(DECLARATION_KEYWORDS)
+        stmt = "|".join(STATEMENT_KEYWORDS)
+        self.decl_re = re.compile(rf"^[ \t]{{{indent}}}({decl})(?![A-Za-z0-9_])", re.M)
+        self.stmt_re = re.compile(rf"^[ \t]*(?:({stmt})(?![A-Za-z0-9_])|(if)(?![A-Za-z0-9_])[^\n#]*\{{[ \t]*(?:#[^\n]*)?$)",
+                                  re.M)
+
+    def _error_start(self, exc) -> int:
+        tok = getattr(exc, "token", None)
+        if tok is not None and getattr(tok, "start_pos", None) is not None and tok.type != "$END":
+            return tok.start_pos
+        pos = getattr(exc, "pos_in_stream", None)
+        return pos if isinstance(pos, int) else len(self.text)
+
+    def __call__(self, exc: UnexpectedInput) -> bool:
+        if isinstance(exc, UnexpectedToken) and exc.token.type == "$END":
+            return False                      # reported by parse_rules
+        start = self._error_start(exc)
+        diag = _syntax_diagnostic(exc, self.path, self.text)
+        cut = self._cut_short(exc, start)
+        if cut is not None:
+            diag, start = cut
+        if not self.errors or (self.errors[-1].span.line, self.errors[-1].span.col) != (diag.span.line, diag.span.col):
+            self.errors.append(diag)
+        if len(self.errors) >= MAX_SYNTAX_ERRORS:
+            return False
+        return self._resync(exc, start)
+
+    def _cut_short(self, exc, start: int):
+        """An error on a line that starts a new declaration: the one before it is not finished.
+
+        (`func` read as a name inside the previous declaration, or `{` after `game` inside a
+        block.) Reported where the previous declaration stops, saying what it still needs.
+        """
+        if not isinstance(exc, UnexpectedToken) or exc.token.type == "$END":
+            return None
+        line_start = self.text.rfind("\n", 0, start) + 1
+        m = self.decl_re.match(self.text, line_start)
+        if m is None or m.start(1) > start:
+            return None
+        word = m.group(1)
+        keyword_at = m.start(1)
+        if exc.token.start_pos != keyword_at and any(
+                isinstance(v, Token) and v.start_pos == keyword_at and v.type == _keyword_terminals().get(word)
+                for v in exc.interactive_parser.parser_state.value_stack):
+            return None                 # the error is inside the declaration this line starts
+        line, col = _end_position(self.text[:line_start]) if line_start else (1, 1)
+        here = self.text.count("\n", 0, line_start) + 1
+        span = Span(self.path, line, col, line, col + 1)
+        if "RBRACE" in exc.expected:
+            return Diagnostic("E103", f"a block is not closed with `}}` before `{word}` on line {here} "
+                              "starts a new declaration", span, f"add the missing `}}` before `{word}`"), m.start(1)
+        return Diagnostic("E102", f"the declaration is not finished: expected {describe_expected(exc.expected)} "
+                          f"before `{word}` on line {here} starts a new one", span), m.start(1)
+
+    def _resync(self, exc, start: int) -> bool:
+        ip = getattr(exc, "interactive_parser", None)
+        if ip is None:
+            return False
+        ps = ip.parser_state
+        states = ps.parse_conf.states
+        terminals = _keyword_terminals()
+        pos = max(start, self.last_sync + 1)          # always move forward
+        line_start = self.text.rfind("\n", 0, pos) + 1
+        found = [(m.start(1), 0, m.group(1)) for m in self.decl_re.finditer(self.text, line_start)]
+        found += [(m.start(1) if m.group(1) else m.start(2), 1, m.group(1) or m.group(2))
+                  for m in self.stmt_re.finditer(self.text, line_start)]
+        for at, is_statement, word in sorted(found):
+            if at < pos:
+                continue
+            if is_statement:
+                # Back to the innermost block that can take this statement, if any.
+                term = terminals.get(word)
+                depth = next((k for k in range(len(ps.state_stack) - 1, 0, -1)
+                              if _shifts(states[ps.state_stack[k]], term)
+                              and _shifts(states[ps.state_stack[k]], "LET")), None)
+                if depth is None:
+                    continue
+                del ps.state_stack[depth + 1:]
+                del ps.value_stack[depth:]
+            else:
+                del ps.state_stack[1:]
+                del ps.value_stack[:]
+            self.last_sync = at
+            self._move_lexer(ip, at)
+            return True
+        # Nothing to resume at: skip to the end of the file, at the top level.
+        del ps.state_stack[1:]
+        del ps.value_stack[:]
+        self.last_sync = len(self.text)
+        self._move_lexer(ip, len(self.text))
+        return True
+
+    def _move_lexer(self, ip, pos: int) -> None:
+        lc = ip.lexer_thread.state.line_ctr
+        lc.char_pos = pos
+        lc.line = self.text.count("\n", 0, pos) + 1
+        lc.line_start_pos = self.text.rfind("\n", 0, pos) + 1
+        lc.column = pos - lc.line_start_pos + 1
 
 
 def parse_rules(text: str, path: str) -> A.RulesFile:
     """Parse one rules file; raises DiagnosticError with every syntax error found."""
-    errors: list[Diagnostic] = []
-
-    def on_error(exc: UnexpectedInput) -> bool:
-        errors.append(_syntax_diagnostic(exc, path))
-        # Resume after the bad token; stop after a few to avoid a cascade of echoes.
-        return len(errors) < 5
-
+    recovery = _Recovery(text, path)
+    errors = recovery.errors
     try:
-        tree = _lark().parse(text, start="start", on_error=on_error)
+        tree = _lark().parse(text, start="start", on_error=recovery)
     except UnexpectedInput as exc:
-        if not errors or (errors[-1].span.line, errors[-1].span.col) != (exc.line, exc.column):
-            errors.append(_syntax_diagnostic(exc, path))
-        raise DiagnosticError(_dedupe_cascade(errors)) from None
+        diag = _syntax_diagnostic(exc, path, text)
+        if len(errors) < MAX_SYNTAX_ERRORS and \
+                (not errors or (errors[-1].span.line, errors[-1].span.col) != (diag.span.line, diag.span.col)):
+            errors.append(diag)
+        raise DiagnosticError(errors) from None
     if errors:
-        raise DiagnosticError(_dedupe_cascade(errors))
+        raise DiagnosticError(errors)
     result = _Builder(path, errors).transform(tree)
     if errors:
         raise DiagnosticError(errors)
@@ -452,7 +694,7 @@ def parse_expression(text: str, path: str, line: int = 1, col: int = 1) -> A.Exp
     try:
         tree = _lark().parse(padded, start="expr")
     except UnexpectedInput as exc:
-        raise DiagnosticError([_syntax_diagnostic(exc, path)]) from None
+        raise DiagnosticError([_syntax_diagnostic(exc, path, padded)]) from None
     result = _Builder(path, errors).transform(tree)
     if errors:
         raise DiagnosticError(errors)
@@ -466,9 +708,22 @@ def parse_block_snippet(text: str, path: str, line: int = 2, col: int = 1) -> A.
     ability declaration placed on the line above so that spans point into the YAML file.
     """
     wrapper = "ability __snippet__ {"
-    source = "\n" * max(line - 2, 0) + wrapper + ("\n" if line >= 2 else "") \
-        + " " * (col - 1) + text + "\n}"
-    rules = parse_rules(source, path)
+    body = " " * (col - 1) + text
+    source = "\n" * max(line - 2, 0) + wrapper + ("\n" if line >= 2 else "") + body + "\n}"
+    try:
+        rules = parse_rules(source, path)
+    except DiagnosticError as exc:
+        # The closing `}` is ours, on the line after the snippet: an error there means the
+        # snippet ends too early, and belongs at its end.
+        end_line, end_col = _end_position(source[:len(source) - 2])
+        fixed = []
+        for d in exc.diagnostics:
+            if (d.span.line, d.span.col) > (end_line, end_col):
+                expected = d.message.partition("; expected ")[2]
+                d = Diagnostic("E103", "the rules text ends too early" + (f"; expected {expected}" if expected else ""),
+                               Span(path, end_line, end_col, end_line, end_col + 1), d.hint)
+            fixed.append(d)
+        raise DiagnosticError(fixed) from None
     return rules.decls[0].body
 
 

@@ -53,6 +53,49 @@ CARD_ENTRY = {
 }
 FACE_KEY = r"^(front|back)( (0|90|180|270))?$"
 
+# `layout:` hints for the web table (`rulesvm serve`, docs/web.md); dsl/layout.py checks the names.
+_LAYOUT_NAME = {"type": "string", "pattern": NAME_PATTERN}
+_LAYOUT_NAMES = {"type": "array", "items": _LAYOUT_NAME}
+_LAYOUT_TEXTS = {"type": "array", "items": {"type": "string"}}
+_LAYOUT_AREA = {
+    "type": "array", "minItems": 1,
+    "description": "zone names in order, or rows of cells (repeat a name to span cells, null for an empty cell)",
+    "items": {"oneOf": [_LAYOUT_NAME, {"type": "array", "minItems": 1,
+                                       "items": {"oneOf": [_LAYOUT_NAME, {"type": "null"}]}}]},
+}
+_LAYOUT_CARD_FACE = {"type": "object", "additionalProperties": False, "properties": {
+    "number": {**_LAYOUT_NAME, "description": "the field printed large in the corner"},
+    "color": {**_LAYOUT_NAME, "description": "the field whose value colours the card"},
+    "fields": {**_LAYOUT_NAMES, "description": "the fields printed on the face, in order"}}}
+LAYOUT_SCHEMA = {
+    "type": "object", "additionalProperties": False,
+    "description": "how `rulesvm serve` lays out the table (optional; see docs/web.md)",
+    "properties": {
+        "centre": {**_LAYOUT_AREA, "description": "shared zones in the middle of the table"},
+        "player": {**_LAYOUT_AREA, "description": "per-player zones in each player's area"},
+        "hide": {**_LAYOUT_NAMES, "description": "zones not drawn"},
+        "zones": {"type": "object", "propertyNames": {"pattern": NAME_PATTERN}, "additionalProperties": {
+            "type": "object", "additionalProperties": False, "properties": {
+                "style": {"enum": ["pile", "row", "column", "hand", "stack", "grid", "columns"]},
+                "label": {"type": "string"},
+                "size": {"enum": ["small", "normal"]},
+                "stack": {"enum": ["up", "down"], "description": "columns: which way a column's cards overlap"},
+                "min_cells": {"type": "integer", "minimum": 0, "description": "indexed zones: cells always shown"},
+                "reverse": {"type": "boolean", "description": "indexed zones: the first cell on the right"},
+                "cell_labels": _LAYOUT_TEXTS, "row_labels": _LAYOUT_TEXTS, "col_labels": _LAYOUT_TEXTS}}},
+        "vars": {"type": "object", "additionalProperties": False, "properties": {
+            "hide": _LAYOUT_NAMES, "labels": {"type": "object", "additionalProperties": {"type": "string"}}}},
+        "cards": {"type": "object", "additionalProperties": False, "properties": {
+            **_LAYOUT_CARD_FACE["properties"],
+            "kinds": {"type": "object", "additionalProperties": _LAYOUT_CARD_FACE}}},
+        "colors": {"type": "object", "additionalProperties": {"type": "string"},
+                   "description": "CSS colours for values of the colour field"},
+        "backs": {"type": "object", "additionalProperties": {
+            "type": "object", "additionalProperties": False,
+            "properties": {"color": {"type": "string"}, "label": {"type": "string"}, "image": {"type": "string"}}}},
+    },
+}
+
 GAME_SCHEMA = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "$id": "https://rulesvm.dev/schema/game.schema.json",
@@ -78,7 +121,7 @@ GAME_SCHEMA = {
         "card_sets": {"type": "array", "items": {"type": "string"}},
         "variants": {"type": "object", "additionalProperties": {"type": "string"},
                      "propertyNames": {"pattern": NAME_PATTERN}},
-        "layout": {"type": "object"},
+        "layout": LAYOUT_SCHEMA,
         "max_steps": {"type": "integer", "minimum": 1000},
         "hands": {
             "type": "object", "required": ["zone"], "additionalProperties": False,
@@ -180,7 +223,7 @@ def _describe(error: jsonschema.ValidationError, prefix=()) -> tuple[str, str | 
         missing = error.message.split("'")[1] if "'" in error.message else error.message
         return f"missing required key `{missing}` in {where}", None
     if v == "additionalProperties":
-        extra = sorted(set(error.instance) - set(error.schema.get("properties", {})))
+        extra = sorted(set(error.instance) - set(error.schema.get("properties", {})), key=str)
         allowed = ", ".join(f"`{k}`" for k in sorted(error.schema.get("properties", {})))
         from .diagnostics import did_you_mean
         close = did_you_mean(extra[0], error.schema.get("properties", {})) if extra else None
@@ -198,6 +241,9 @@ def _describe(error: jsonschema.ValidationError, prefix=()) -> tuple[str, str | 
         return f"`{where}` has the wrong form: {_yaml_type(error.instance)} `{_short(error.instance)}`", \
             _oneof_hint(error)
     if v == "pattern":
+        if error.validator_value == FACE_KEY:
+            return (f"`{_short(error.instance)}` is not a side of a card (in `{where}`)",
+                    "write `front` or `back`, optionally with a rotation: `back 180`")
         return f"`{_short(error.instance)}` is not a valid name for `{where}`", \
             "use letters, digits and `_`, starting with a letter"
     if v in ("minimum", "maximum"):
@@ -268,6 +314,17 @@ def _best_branch(error):
     return error
 
 
+def _branch_errors(error) -> list:
+    """For a oneOf failure: every error inside the branch whose type fits the value (so a
+    mapping with a missing key and a misspelt one gets both), else the oneOf error itself."""
+    best = _best_branch(error)
+    if best is error:
+        return [error]
+    branch = best.schema_path[0]
+    inner = [e for e in error.context if e.schema_path and e.schema_path[0] == branch]
+    return sorted(inner, key=lambda e: (list(map(str, e.absolute_path)), e.validator)) or [best]
+
+
 def validate(data, schema: dict, marks: Marks, code: str = "E010", path_prefix=(),
              label_prefix=None) -> list[Diagnostic]:
     """Every schema violation of `data`, each at its position, deepest first per location.
@@ -284,14 +341,14 @@ def validate(data, schema: dict, marks: Marks, code: str = "E010", path_prefix=(
         # For if/then and allOf, jsonschema reports the leaf errors in `context` or directly.
         leafs = [error] if not error.context else [e for e in error.context]
         if error.validator == "oneOf":
-            leafs = [_best_branch(error)]
+            leafs = _branch_errors(error)
         for leaf in leafs:
             path = path_prefix + tuple(leaf.absolute_path)
             message, hint = _describe(leaf, label_prefix)
             prefer_key = leaf.validator in ("additionalProperties",)
             span = marks.span(path, prefer_key=False)
             if leaf.validator == "additionalProperties":
-                extra = sorted(set(leaf.instance) - set(leaf.schema.get("properties", {})))
+                extra = sorted(set(leaf.instance) - set(leaf.schema.get("properties", {})), key=str)
                 if extra:
                     span = marks.span(path + (extra[0],), prefer_key=True)
             key = (span.line, span.col, message)

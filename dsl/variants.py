@@ -116,18 +116,15 @@ def load_variant(path: str, display: str | None = None) -> VariantSpec:
                 errors.extend(exc.diagnostics)
         fkey = f"{key}_file"
         if fkey in rules:
+            from .loader import _read_text, display_path, resolve_inside
             base = os.path.dirname(os.path.abspath(path))
-            full = os.path.realpath(os.path.join(base, rules[fkey]))
-            if os.path.commonpath([os.path.realpath(base), full]) != os.path.realpath(base):
-                errors.append(Diagnostic("E007", f"rules file `{rules[fkey]}` is outside the variant's folder",
-                                         marks.span(("rules", fkey))))
-                continue
-            shown = os.path.relpath(full) if not os.path.relpath(full).startswith("..") else full
+            fspan = marks.span(("rules", fkey))
             try:
-                with open(full, encoding="utf-8") as fh:
-                    rtext = fh.read()
-            except OSError:
-                errors.append(Diagnostic("E005", f"file not found: {rules[fkey]}", marks.span(("rules", fkey))))
+                full = resolve_inside(base, rules[fkey], fspan, "rules file", "the variant's folder")
+                shown = display_path(full)
+                rtext = _read_text(full, shown, fspan)
+            except DiagnosticError as exc:
+                errors.extend(exc.diagnostics)
                 continue
             spec.extra_sources[shown] = rtext
             try:

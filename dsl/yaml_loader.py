@@ -11,6 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import dataclasses
+import re
+
 import yaml
 
 from .diagnostics import Diagnostic, DiagnosticError, Span
@@ -18,6 +21,7 @@ from .diagnostics import Diagnostic, DiagnosticError, Span
 MAX_BYTES = 8 * 1024 * 1024
 MAX_NODES = 200_000
 MAX_DEPTH = 64
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 @dataclass
@@ -47,20 +51,44 @@ def _span(file: str, node) -> Span:
     return Span(file, start.line + 1, start.column + 1, end.line + 1, end.column + 1)
 
 
-def _yaml_error(exc: yaml.YAMLError, file: str) -> Diagnostic:
-    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+def _yaml_error(exc: yaml.YAMLError, file: str, text: str = "") -> Diagnostic:
+    problem_mark = getattr(exc, "problem_mark", None)
+    context_mark = getattr(exc, "context_mark", None)
+    mark = problem_mark or context_mark
     line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
     problem = getattr(exc, "problem", None) or str(exc)
     context = getattr(exc, "context", None)
+    notes = ()
+    if isinstance(exc, yaml.reader.ReaderError):
+        # A character YAML does not allow: PyYAML gives its index in the text.
+        pos = exc.position if isinstance(exc.position, int) else 0
+        line = text.count("\n", 0, pos) + 1
+        col = pos - (text.rfind("\n", 0, pos) + 1) + 1
+        ch = exc.character
+        if isinstance(ch, str):
+            ch = ord(ch)
+        problem = f"the control character U+{ch:04X} is not allowed in YAML" if isinstance(ch, int) and not \
+            isinstance(exc.name, bytes) else "a byte that is not text"
+        context = None
     message = f"invalid YAML: {problem}" + (f" ({context})" if context else "")
     hint = None
-    if "tab" in problem:
+    if "'\\t'" in problem or "\t" in problem:
         hint = "YAML indents with spaces, not tabs"
     elif "mapping values are not allowed" in problem:
         hint = "a value containing `: ` must be quoted"
+    elif "could not find expected ':'" in problem and context_mark is not None:
+        # The key that lacks its colon is where the scan began, not where it gave up.
+        line, col = context_mark.line + 1, context_mark.column + 1
+        hint = "a key needs `: ` (a colon and a space) after it"
     elif "could not find expected ':'" in problem or "expected <block end>" in problem:
         hint = "check the indentation of this line and the one above"
-    return Diagnostic("E001", message, Span(file, line, col, line, col + 1), hint)
+    if context and context.startswith("while parsing a flow") and context_mark is not None \
+            and context_mark.line + 1 != line:
+        opener = "{" if "mapping" in context else "["
+        notes = ((f"the `{opener}` opened here is not closed", Span(file, context_mark.line + 1,
+                                                                   context_mark.column + 1)),)
+        hint = f"close the `{opener}` with `{'}' if opener == '{' else ']'}`"
+    return Diagnostic("E001", message, Span(file, line, col, line, col + 1), hint, notes=notes)
 
 
 def load_yaml_text(text: str, file: str) -> tuple[object, Marks]:
@@ -71,18 +99,51 @@ def load_yaml_text(text: str, file: str) -> tuple[object, Marks]:
     try:
         root = yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.YAMLError as exc:
-        raise DiagnosticError([_yaml_error(exc, file)]) from None
+        raise DiagnosticError([_yaml_error(exc, file, text)]) from None
     except RecursionError:
-        raise DiagnosticError([Diagnostic("E003", "YAML nests too deeply", Span(file, 1, 1))]) from None
+        # PyYAML's composer recurses once per level: find where the nesting gets too deep.
+        raise DiagnosticError([_too_deep(text, file)]) from None
     marks = Marks(file)
     errors: list[Diagnostic] = []
     budget = [MAX_NODES]
     if root is None:
         return None, marks
-    data = _convert(root, (), marks, errors, budget, 0)
+    try:
+        data = _convert(root, (), marks, errors, budget, 0)
+    except _Abort as stop:
+        # Too big or too deep: one clear error; what follows would only be echoes of it. An
+        # alias bomb is reported at the top-level entry whose expansion blew up (the node
+        # being expanded then is usually a copy of one defined elsewhere).
+        diag = stop.diagnostic
+        if stop.path and stop.path[:1] in marks.values:
+            diag = dataclasses.replace(diag, span=marks.values[stop.path[:1]])
+        raise DiagnosticError([diag]) from None
     if errors:
         raise DiagnosticError(errors)
     return data, marks
+
+
+class _Abort(Exception):
+    def __init__(self, diagnostic: Diagnostic, path: tuple = ()):
+        self.diagnostic = diagnostic
+        self.path = path
+
+
+def _too_deep(text: str, file: str) -> Diagnostic:
+    """The E003 error for a document nesting too deeply, at the first level past the limit."""
+    depth = -1                  # the document's outermost collection is level 0, as in `_convert`
+    try:
+        for event in yaml.parse(text, Loader=yaml.SafeLoader):
+            if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+                depth += 1
+                if depth > MAX_DEPTH:
+                    return Diagnostic("E003", f"YAML nests deeper than {MAX_DEPTH} levels",
+                                      _span(file, event))
+            elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+                depth -= 1
+    except (yaml.YAMLError, RecursionError):
+        pass
+    return Diagnostic("E003", f"YAML nests deeper than {MAX_DEPTH} levels", Span(file, 1, 1))
 
 
 def load_yaml_file(path: str, display: str | None = None) -> tuple[object, Marks, str]:
@@ -97,6 +158,9 @@ def load_yaml_file(path: str, display: str | None = None) -> tuple[object, Marks
         raise DiagnosticError([Diagnostic("E005", f"is a directory, not a file: {display}", Span(display, 0, 0))]) from None
     except OSError as exc:
         raise DiagnosticError([Diagnostic("E005", f"cannot read {display}: {exc.strerror}", Span(display, 0, 0))]) from None
+    except ValueError:              # a NUL character in the name: no file can have it
+        shown = display.encode("unicode_escape").decode("ascii")
+        raise DiagnosticError([Diagnostic("E005", f"not a file name: {shown}", Span(shown, 0, 0))]) from None
     text = decode_text(raw, display)
     data, marks = load_yaml_text(text, display)
     return data, marks, text
@@ -119,17 +183,32 @@ def decode_text(raw: bytes, display: str) -> str:
                                           Span(display, line, col), "save the file as UTF-8")]) from None
 
 
+# The only tags a mapping or a list may carry: YAML's own. Anything else (`!!python/...`,
+# `!!set`, `!!omap`, a custom `!tag`) is refused rather than silently read as plain data.
+_COLLECTION_TAGS = {yaml.MappingNode: "tag:yaml.org,2002:map", yaml.SequenceNode: "tag:yaml.org,2002:seq"}
+
+
+def _tag_error(file: str, node) -> Diagnostic:
+    tag = node.tag
+    shown = "!!" + tag[len("tag:yaml.org,2002:"):] if tag.startswith("tag:yaml.org,2002:") else tag
+    hint = "game files are plain data: rulesvm never builds objects or runs code from YAML" \
+        if "python" in tag else "remove the tag; game files use plain mappings, lists, text, numbers and true/false"
+    return Diagnostic("E003", f"unsupported YAML tag `{shown}`", _span(file, node), hint)
+
+
 def _convert(node, path, marks: Marks, errors, budget, depth):
     budget[0] -= 1
     if budget[0] < 0:
-        if budget[0] == -1:
-            errors.append(Diagnostic("E003", f"YAML document expands to more than {MAX_NODES} values "
-                                     "(an alias bomb?)", _span(marks.file, node)))
-        return None
+        raise _Abort(Diagnostic("E003", f"YAML document expands to more than {MAX_NODES} values "
+                                "(an alias bomb?)", _span(marks.file, node),
+                                "anchors (`&a`) and aliases (`*a`) may not multiply the document this much"), path)
     if depth > MAX_DEPTH:
-        errors.append(Diagnostic("E003", f"YAML nests deeper than {MAX_DEPTH} levels", _span(marks.file, node)))
-        return None
+        raise _Abort(Diagnostic("E003", f"YAML nests deeper than {MAX_DEPTH} levels", _span(marks.file, node)))
     marks.values[path] = _span(marks.file, node)
+    expected_tag = _COLLECTION_TAGS.get(type(node))
+    if expected_tag is not None and node.tag != expected_tag:
+        errors.append(_tag_error(marks.file, node))
+        return None
     if isinstance(node, yaml.MappingNode):
         out = {}
         for key_node, value_node in node.value:
@@ -154,15 +233,21 @@ def _convert(node, path, marks: Marks, errors, budget, depth):
     if isinstance(node, yaml.SequenceNode):
         return [_convert(item, path + (i,), marks, errors, budget, depth + 1)
                 for i, item in enumerate(node.value)]
+    if _SURROGATE.search(node.value):
+        # `"\ud800"` decodes to half a character, which no file or terminal can hold.
+        errors.append(Diagnostic("E003", "invalid YAML text: a `\\u` escape names half of a character "
+                                 "(a lone surrogate)", _span(marks.file, node),
+                                 "write the character itself, or its full `\\U` escape"))
+        return None
     constructor = yaml.SafeLoader.yaml_constructors.get(node.tag)
     if constructor is None or node.tag in ("tag:yaml.org,2002:binary", "tag:yaml.org,2002:timestamp"):
-        if node.tag.startswith("tag:yaml.org,2002:") and node.tag.endswith(("str", "timestamp")):
+        if node.tag in ("tag:yaml.org,2002:str", "tag:yaml.org,2002:timestamp"):
             return node.value
-        errors.append(Diagnostic("E003", f"unsupported YAML tag `{node.tag}`", _span(marks.file, node)))
+        errors.append(_tag_error(marks.file, node))
         return None
     try:
         return constructor(yaml.SafeLoader(""), node)
-    except (yaml.YAMLError, ValueError) as exc:
+    except (yaml.YAMLError, ValueError, TypeError, OverflowError) as exc:
         errors.append(Diagnostic("E003", f"invalid YAML value: {exc}", _span(marks.file, node)))
         return None
 

@@ -16,10 +16,11 @@ from __future__ import annotations
 import itertools
 
 from rulesvm.dsl import ast as A
-from rulesvm.dsl.types import ANY, BOOL, CARD, PLAYER, ZONE
+from rulesvm.dsl.types import ANY, BOOL, CARD, INT, PLAYER, ZONE
 
 from .errors import RulesRuntimeError
 from .format import formatter
+from .limits import bounded_join, bounded_range
 from .runtime import BREAK, CONTINUE, Return
 
 _ids = itertools.count()
@@ -224,7 +225,9 @@ class PyGen:
         if op == "%":
             return f"_mod({a}, {b})"
         if op == "..":
-            return f"tuple(range({a}, {b} + 1))"
+            return f"{self.name(bounded_range, 'f')}({a}, {b}, {self.name(e.span, 'S')})"
+        if op == "+" and self.res.types.get(e) != INT:
+            return f"{self.name(bounded_join, 'f')}({a}, {b}, {self.name(e.span, 'S')})"
         return f"({a} {op} {b})"
 
     def _comprehension(self, e) -> str:
@@ -258,10 +261,7 @@ class PyGen:
             return self.closure_call(e)
         if kind[0] == "func":
             func = self.c.m.funcs[kind[1]]
-            bodies = self.c._func_bodies()
-            if func.name not in bodies:
-                bodies[func.name] = None
-                bodies[func.name] = self.c.expr(func.decl.body)
+            bodies = self.c.func_body(func)
             nslots = self.res.frame_sizes[func.decl]
             args = []
             for node, (_, ptype) in zip(kind[2], func.params):

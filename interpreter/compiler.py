@@ -13,14 +13,15 @@ from __future__ import annotations
 from rulesvm.dsl import ast as A
 from rulesvm.dsl.model import Formula
 from rulesvm.dsl.primitives import PRIMITIVES
-from rulesvm.dsl.types import ANY, CARD, PLAYER, ZONE, Type
+from rulesvm.dsl.types import ANY, CARD, INT, PLAYER, ZONE, Type
 
 from . import builtins as B
 from .errors import RulesRuntimeError
 from .format import formatter
+from .limits import bounded_join, bounded_range
 from .program import CompiledProc, Program, ZoneInfo
 from .purity import ConstantAnalysis, is_plain_value_type
-from .runtime import BREAK, CONTINUE, Return, rule_name
+from .runtime import BREAK, CONTINUE, Return, as_rules_error, rule_name
 from .state import Decision, Frame, Option
 
 DONE = "\x00done"          # the value of choose_many's "done" option
@@ -119,7 +120,7 @@ class Compiler:
             self.prog.triggers.setdefault(trig.event, []).append((cond, self.prog.procs[trig.proc.name]))
         for scope in ("global", "player", "card"):
             vs = m.vars_of(scope)
-            self.prog.var_defaults[scope] = [self.expr(v.default) for v in vs]
+            self.prog.var_defaults[scope] = [self._default(v) for v in vs]
             self.prog.var_names[scope] = [v.name for v in vs]
         self.prog.compiler = self
         return self.prog
@@ -874,7 +875,9 @@ class Compiler:
         if op == ">=":
             return lambda rt, L: a(rt, L) >= b(rt, L)
         if op == "+":
-            return lambda rt, L: a(rt, L) + b(rt, L)
+            if self.res.types.get(e) == INT:
+                return lambda rt, L: a(rt, L) + b(rt, L)
+            return lambda rt, L: bounded_join(a(rt, L), b(rt, L), span)
         if op == "-":
             return lambda rt, L: a(rt, L) - b(rt, L)
         if op == "*":
@@ -887,7 +890,7 @@ class Compiler:
                 return x // y if op == "/" else x % y
             return div
         if op == "..":
-            return lambda rt, L: tuple(range(a(rt, L), b(rt, L) + 1))
+            return lambda rt, L: bounded_range(a(rt, L), b(rt, L), span)
         raise AssertionError(op)  # pragma: no cover
 
     def _call(self, e: A.Call):
@@ -896,11 +899,8 @@ class Compiler:
             func = self.m.funcs[kind[1]]
             args = self._args_for(kind[2], func.params)
             nslots = self.res.frame_sizes[func.decl]
-            bodies = self._func_bodies()
+            bodies = self.func_body(func)
             name = func.name
-            if name not in bodies:
-                bodies[name] = None          # placeholder: a recursive call finds it at run time
-                bodies[name] = self.expr(func.decl.body)
             pad = [None] * (nslots - len(args))
 
             def call(rt, L):
@@ -973,6 +973,40 @@ class Compiler:
                 return base + who
             return player_zone
         return zone
+
+    def _default(self, v):
+        """A variable's default, evaluated when a game starts: outside the VM loop, so it
+        turns its own failures (endless recursion, say) into the rules' errors."""
+        fn = self.expr(v.default)
+        rule = f"the default of `{v.name}`"
+
+        def default(rt, L):
+            try:
+                return fn(rt, L)
+            except Exception as exc:
+                err = as_rules_error(exc, v.default.span, rule)
+                if err is exc:
+                    raise
+                raise err from exc
+        return default
+
+    def func_body(self, func):
+        """The compiled body of a `func`, shared by every call; each call counts as a step,
+        so a function that recurses exponentially meets the step limit like a loop does."""
+        bodies = self._func_bodies()
+        name = func.name
+        if name not in bodies:
+            bodies[name] = None          # placeholder: a recursive call finds it at run time
+            body = self.expr(func.decl.body)
+            span, rule = func.decl.span, f"function `{name}`"
+
+            def counted(rt, L):
+                rt.steps += 1
+                if rt.steps > rt.max_steps:
+                    rt.tick(span, rule)
+                return body(rt, L)
+            bodies[name] = counted
+        return bodies
 
     def _func_bodies(self) -> dict:
         if not hasattr(self, "_bodies"):

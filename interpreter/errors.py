@@ -11,6 +11,9 @@ from __future__ import annotations
 
 from rulesvm.dsl.diagnostics import Span
 
+# The most items a list or text built by the rules may hold (see limits.py).
+MAX_ITEMS = 1_000_000
+
 
 class RulesRuntimeError(Exception):
     def __init__(self, message: str, span: Span | None = None, rule: str | None = None,

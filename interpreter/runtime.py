@@ -10,7 +10,7 @@ shares: moving cards (and firing `moved` triggers), shuffling, rolling, logging.
 from __future__ import annotations
 
 from . import rng as R
-from .errors import RulesRuntimeError, RunawayError
+from .errors import MAX_ITEMS, RulesRuntimeError, RunawayError
 from .state import Frame
 
 BREAK = 1
@@ -161,6 +161,7 @@ class Runtime:
         frames = st.frames
         self.steps = 0
         self.halt = False
+        bottom = frames[0].proc if frames else None
         try:
             while frames:
                 fr = frames[-1]
@@ -178,25 +179,17 @@ class Runtime:
                     break
             else:
                 if st.result is None and not self.paused:
+                    # Point at the block's last statement: that is where the game ran out.
+                    span = bottom.spans[-1] if bottom is not None and bottom.spans else None
                     raise RulesRuntimeError("the game block finished without calling end_game",
-                                            None, "game", "R003",
+                                            span, "the game block", "R003",
                                             "call end_game(...) when the game is over")
-        except RulesRuntimeError as exc:
+        except Exception as exc:
             fr = frames[-1] if frames else None
-            if exc.span is None and fr is not None:
-                exc.span = fr.proc.spans[fr.pc]
-            if exc.rule is None and fr is not None:
-                exc.rule = _rule_name(fr.proc)
-            raise
-        except RecursionError:
-            fr = frames[-1] if frames else None
-            raise RulesRuntimeError("the rules call themselves too deeply (endless recursion?)",
-                                    fr.proc.spans[fr.pc] if fr else None,
-                                    _rule_name(fr.proc) if fr else None, "R004") from None
-        except (TypeError, IndexError, ValueError, ZeroDivisionError, KeyError, AttributeError) as exc:
-            fr = frames[-1] if frames else None
-            raise RulesRuntimeError(_explain(exc), fr.proc.spans[fr.pc] if fr else None,
-                                    _rule_name(fr.proc) if fr else None, "R005") from exc
+            err = as_rules_error(exc, fr.proc.spans[fr.pc] if fr else None, _rule_name(fr.proc) if fr else None)
+            if err is exc:
+                raise
+            raise err from exc
         if self.debug:
             self.check_cards()
 
@@ -222,6 +215,26 @@ class Runtime:
             if k != 1:
                 raise RulesRuntimeError(f"card {self.prog.card_ids[c]} is in {k} zones (lost or duplicated)",
                                         None, None, "R900")
+
+
+def as_rules_error(exc: Exception, span, rule: str | None) -> Exception:
+    """The rules' own error for a failure while rules ran, at `span` in `rule` when it has no
+    position of its own; anything that is not the rules' fault is returned unchanged."""
+    if isinstance(exc, RulesRuntimeError):
+        if exc.span is None:
+            exc.span = span
+        if exc.rule is None:
+            exc.rule = rule
+        return exc
+    if isinstance(exc, RecursionError):
+        return RulesRuntimeError("the rules call themselves too deeply (endless recursion?)", span, rule, "R004",
+                                 "a function that calls itself needs a case that stops")
+    if isinstance(exc, MemoryError):
+        return RulesRuntimeError("the rules ran out of memory", span, rule, "R015",
+                                 f"lists and texts may hold at most {MAX_ITEMS:,} items")
+    if isinstance(exc, (TypeError, IndexError, ValueError, ZeroDivisionError, KeyError, AttributeError)):
+        return RulesRuntimeError(_explain(exc), span, rule, "R005")
+    return exc
 
 
 def rule_name(kind: str, name: str) -> str:

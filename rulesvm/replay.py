@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from rulesvm import api
 from rulesvm.dsl.diagnostics import Diagnostic, DiagnosticError, Span
-from rulesvm.dsl.loader import display_path
+from rulesvm.dsl.loader import VariantNotFound, display_path
 
 
 @dataclass
@@ -46,6 +46,9 @@ def read_log(path: str) -> LoggedGame:
         raise DiagnosticError([Diagnostic("E005", f"file not found: {shown}", Span(shown, 0, 0))]) from None
     except IsADirectoryError:
         raise DiagnosticError([Diagnostic("E005", f"is a directory: {shown}", Span(shown, 0, 0))]) from None
+    except (OSError, ValueError) as exc:
+        raise DiagnosticError([Diagnostic("E005", f"cannot read {shown}: {getattr(exc, 'strerror', None) or exc}",
+                                          Span(shown, 0, 0))]) from None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
@@ -56,38 +59,84 @@ def read_log(path: str) -> LoggedGame:
         if not line.strip():
             continue
         try:
-            rec = json.loads(line)
+            rec = json.loads(line, parse_constant=_no_constant)
         except json.JSONDecodeError as exc:
             raise DiagnosticError([Diagnostic("E050", f"not a JSON record: {exc.msg}", Span(shown, lineno, exc.colno),
                                               "a game log has one JSON object per line (`rulesvm run --log`)")]) from None
-        if not isinstance(rec, dict) or "type" not in rec:
+        except (RecursionError, ValueError) as exc:
+            message = "nests too deeply" if isinstance(exc, RecursionError) else str(exc)
+            raise DiagnosticError([Diagnostic("E050", f"not a JSON record: {message}", Span(shown, lineno, 1),
+                                              "a game log has one JSON object per line (`rulesvm run --log`)")]) from None
+        if not isinstance(rec, dict) or not isinstance(rec.get("type"), str):
             raise DiagnosticError([Diagnostic("E051", "a log record is a JSON object with a `type`",
                                               Span(shown, lineno, 1))])
         records.append((lineno, rec))
     if not records or records[0][1]["type"] != "start":
         raise DiagnosticError([Diagnostic("E052", "the log does not begin with a `start` record", Span(shown, 1, 1),
                                           "game logs are written by `rulesvm run --log FILE`")])
-    start = records[0][1]
+    start_line, start = records[0]
     for key in ("game", "seed", "players"):
         if key not in start:
-            raise DiagnosticError([Diagnostic("E052", f"the start record has no `{key}`", Span(shown, 1, 1))])
+            raise DiagnosticError([Diagnostic("E052", f"the start record has no `{key}`", Span(shown, start_line, 1))])
+    problem = _start_problem(start)
+    if problem:
+        raise DiagnosticError([Diagnostic("E052", f"the start record is damaged: {problem}",
+                                          Span(shown, start_line, 1),
+                                          "game logs are written by `rulesvm run --log FILE`")])
     decisions = []
     end = None
     for lineno, rec in records[1:]:
         if rec["type"] == "decision":
-            if not isinstance(rec.get("label"), str) or not isinstance(rec.get("player"), int):
-                raise DiagnosticError([Diagnostic("E051", "a decision record needs `player` and `label`",
-                                                  Span(shown, lineno, 1))])
+            if not isinstance(rec.get("label"), str) or not _is_int(rec.get("player")) or rec["player"] < 1:
+                raise DiagnosticError([Diagnostic("E051", "a decision record needs `player` (a seat number) "
+                                                  "and `label` (text)", Span(shown, lineno, 1))])
             decisions.append((lineno, rec))
         elif rec["type"] == "undo":
             keep = rec.get("to")
-            if not isinstance(keep, int) or keep < 0:
+            if not _is_int(keep) or keep < 0:
                 raise DiagnosticError([Diagnostic("E051", "an undo record needs `to` (a decision count)",
                                                   Span(shown, lineno, 1))])
             decisions = decisions[:keep]
         elif rec["type"] == "end":
             end = rec.get("result")
     return LoggedGame(path, start, decisions, end, [r for _, r in records])
+
+
+def _no_constant(name: str):
+    raise ValueError(f"`{name}` is not a JSON value")
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_text_list(value) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) and "\x00" not in v for v in value)
+
+
+def _start_problem(start: dict) -> str | None:
+    """What is wrong with the types of a start record's fields, or None."""
+    if not isinstance(start["game"], str):
+        return "`game` should be the game's id (text)"
+    if not _is_int(start["seed"]):
+        return "`seed` should be a whole number"
+    if not _is_int(start["players"]) or not 1 <= start["players"] <= 16:
+        return "`players` should be a number of players (1 to 16)"
+    if "game_path" in start and (not isinstance(start["game_path"], str) or "\x00" in start["game_path"]
+                                 or not start["game_path"].strip()):
+        return "`game_path` should be the path of the game file"
+    for key in ("card_sets", "variants"):
+        if key in start and not _is_text_list(start[key]):
+            return f"`{key}` should be a list of file names"
+    if "options" in start and not isinstance(start["options"], dict):
+        return "`options` should be a mapping of option names to values"
+    hands = start.get("hands")
+    if hands is not None and (not isinstance(hands, dict) or not all(
+            isinstance(k, str) and k.isdigit() and _is_text_list(v) for k, v in hands.items())):
+        return "`hands` should map seat numbers to lists of card ids"
+    if "cards" in start and not isinstance(start["cards"], str):
+        return "`cards` should be the fingerprint of the cards (text)"
+    return None
 
 
 def game_for_log(log: LoggedGame, game_path: str | None = None) -> api.Game:
@@ -107,22 +156,51 @@ def game_for_log(log: LoggedGame, game_path: str | None = None) -> api.Game:
     options = {k: tuple(v) if isinstance(v, list) else v for k, v in (start.get("options") or {}).items()}
     variants = [v if os.path.isabs(v) or not os.path.exists(os.path.join(base, v)) else os.path.join(base, v)
                 for v in start.get("variants", [])]
-    plain = api.load_game(game_path, card_sets, variants)
+    try:
+        plain = api.load_game(game_path, card_sets, variants)
+    except VariantNotFound as exc:
+        raise DiagnosticError([Diagnostic("E056", f"the log's variant `{exc.name}` cannot be found", Span(shown, 1, 1),
+                                          "restore the variant file, or give the game with --game")]) from None
     if plain.model.id != start["game"]:
         raise DiagnosticError([Diagnostic("E054", f"this log is from the game `{start['game']}`, "
                                           f"not `{plain.model.id}`", Span(shown, 1, 1))])
-    game = api.load_game(game_path, card_sets, variants, options=options)
+    try:
+        game = api.load_game(game_path, card_sets, variants, options=options)
+    except ValueError as exc:
+        raise DiagnosticError([Diagnostic("E056", f"the log's options do not fit the game: {exc}",
+                                          Span(shown, 1, 1))]) from None
     if start.get("cards") and start["cards"] != game.program.card_fingerprint:
         raise DiagnosticError([Diagnostic("E055", "the cards changed since this log was written (a card was added, "
                                           "removed or edited, or a card set differs)", Span(shown, 1, 1),
                                           "a log can only be replayed with the same cards")])
+    lo, hi, _ = game.model.players
+    if not lo <= start["players"] <= hi:
+        raise DiagnosticError([Diagnostic("E056", f"the log has {start['players']} players; {game.name} is for {lo}"
+                                          + (f" to {hi}" if hi != lo else ""), Span(shown, 1, 1))])
+    hands = start.get("hands") or {}
+    if hands and not game.model.hands:
+        raise DiagnosticError([Diagnostic("E056", f"the log gives hands, but {game.name} has none to choose",
+                                          Span(shown, 1, 1))])
+    ids = {c.id for c in game.model.cards}
+    for seat, cards in hands.items():
+        if not 1 <= int(seat) <= start["players"]:
+            raise DiagnosticError([Diagnostic("E056", f"the log gives a hand to seat {seat}, which does not exist",
+                                              Span(shown, 1, 1))])
+        unknown = [c for c in cards if c not in ids]
+        if unknown:
+            raise DiagnosticError([Diagnostic("E056", f"the hand of seat {seat} names a card the game does not "
+                                              f"have: `{unknown[0]}`", Span(shown, 1, 1))])
     return game
 
 
 def replay(log: LoggedGame, game: api.Game, to: int | None = None, sink=None):
     """Replay the logged decisions; returns the match. Raises ReplayMismatch."""
     hands = {int(s) - 1: ids for s, ids in (log.start.get("hands") or {}).items()}
-    match = api.new_game(game, log.start["players"], log.start["seed"], sink=sink, hands=hands)
+    try:
+        match = api.new_game(game, log.start["players"], log.start["seed"], sink=sink, hands=hands)
+    except ValueError as exc:                    # e.g. hands needing more copies than there are
+        # (decision "": the CLI prints no "decision N:" prefix for a game that cannot start)
+        raise ReplayMismatch("", f"the game cannot start as logged: {exc}") from None
     for n, (_, rec) in enumerate(log.decisions, 1):
         if to is not None and n > to:
             break

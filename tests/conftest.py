@@ -9,8 +9,9 @@ import pytest
 
 from rulesvm import api
 
-# tests/scenarios holds deliberately failing scenarios, run by test_scenarios.py itself.
-collect_ignore_glob = ["scenarios/*"]
+# tests/scenarios and tests/corpus hold deliberately failing scenarios and broken files, run
+# by test_scenarios.py and test_corpus.py themselves.
+collect_ignore_glob = ["scenarios/*", "corpus/*"]
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GAMES_DIR = os.path.join(ROOT, "games")

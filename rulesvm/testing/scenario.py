@@ -12,15 +12,17 @@ pytest plugin both run scenarios through `run_scenario`.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 
 from rulesvm import api
 from rulesvm.dsl import ast as A
 from rulesvm.dsl.diagnostics import Diagnostic, DiagnosticError, Reporter, Span, did_you_mean
+from rulesvm.dsl.loader import VariantNotFound
 from rulesvm.dsl.parser import parse_expression
 from rulesvm.dsl.schema import validate
 from rulesvm.dsl.types import BOOL, CARD, PLAYER, ZONE
-from rulesvm.dsl.yaml_loader import Marks, load_yaml_file
+from rulesvm.dsl.yaml_loader import Marks, decode_text, load_yaml_file, scalar_origin
 from rulesvm.interpreter import IllegalMove, RulesRuntimeError
 from rulesvm.interpreter.agents import SeatView, make_agent
 from rulesvm.interpreter.format import formatter
@@ -85,16 +87,30 @@ SCENARIO_SCHEMA = {
 
 
 class ScenarioFailure(Exception):
-    def __init__(self, message: str, step: int | None = None, span: Span | None = None):
+    """A scenario that fails. With a `code`, the scenario file itself is wrong (E044: the set-up
+    or a step names something the game does not have; E045: an expression that does not parse
+    or check); without one, the game does not behave as the scenario expects."""
+
+    def __init__(self, message: str, step: int | None = None, span: Span | None = None,
+                 code: str | None = None):
         self.message = message
         self.step = step
         self.span = span
+        self.code = code
         super().__init__(message)
 
     def describe(self) -> str:
-        where = f"{self.span.file}:{self.span.line}: " if self.span else ""
+        where = f"{self.span.file}:{self.span.line}:{self.span.col}: " if self.span else ""
+        kind = f"error[{self.code}]: " if self.code else ""
         step = f"step {self.step}: " if self.step is not None else ""
-        return f"{where}{step}{self.message}"
+        return f"{where}{kind}{step}{self.message}"
+
+
+class SetupError(ScenarioFailure):
+    """The scenario names a card, zone, variable, seat or phase the game does not have (E044)."""
+
+    def __init__(self, message: str, step: int | None = None, span: Span | None = None):
+        super().__init__(message, step, span, "E044")
 
 
 @dataclass
@@ -114,16 +130,18 @@ class _Run:
     game: api.Game
     match: object = None
     events: list = field(default_factory=list)
+    text: str = ""
 
 
 def load_scenario(path: str) -> tuple[dict, Marks, api.Game]:
     """Read and validate a scenario file and load its game; raises DiagnosticError."""
-    data, marks, _ = load_yaml_file(path, os.path.relpath(path))
+    data, marks, _ = load_yaml_file(path, _shown(path))
     if not isinstance(data, dict):
         raise DiagnosticError([Diagnostic("E040", "a scenario is a YAML mapping with `game` and `steps`",
                                           Span(marks.file, 1, 1))])
     diags = validate(data, SCENARIO_SCHEMA, marks, code="E040")
-    for i, step in enumerate(data.get("steps") or []):
+    steps = data.get("steps")
+    for i, step in enumerate(steps if isinstance(steps, list) else []):
         if isinstance(step, dict):
             actions = [k for k in step if k in ACTIONS and k != "note"]
             if len(actions) != 1 and list(step) != ["note"]:
@@ -132,17 +150,56 @@ def load_scenario(path: str) -> tuple[dict, Marks, api.Game]:
                                         "actions: " + ", ".join(ACTIONS)))
     if diags:
         raise DiagnosticError(diags)
-    game_path = os.path.join(os.path.dirname(os.path.abspath(path)), data["game"])
-    if not os.path.exists(game_path):
-        raise DiagnosticError([Diagnostic("E042", f"game file not found: {data['game']}", marks.span(("game",)),
-                                          "the path is relative to the scenario file")])
+    here = os.path.dirname(os.path.abspath(path))
+    game_path = os.path.join(here, data["game"])
+    missing = []
+    if not _is_file(game_path):
+        missing.append(Diagnostic("E042", f"game file not found: {_printable(data['game'])}", marks.span(("game",)),
+                                  "the path is relative to the scenario file"))
+    card_sets = [os.path.join(here, c) for c in data.get("card_sets", [])]
+    for k, c in enumerate(card_sets):
+        if not _is_file(c):
+            missing.append(Diagnostic("E042", f"card set not found: {_printable(data['card_sets'][k])}",
+                                      marks.span(("card_sets", k)), "the path is relative to the scenario file"))
+    if missing:
+        raise DiagnosticError(missing)
     try:
-        game = api.load_game(game_path, [os.path.join(os.path.dirname(os.path.abspath(path)), c)
-                                         for c in data.get("card_sets", [])],
-                             data.get("variants", []), options=_option_values(data, marks, game_path))
+        game = api.load_game(game_path, card_sets, data.get("variants", []),
+                             options=_option_values(data, marks, game_path))
+    except VariantNotFound as exc:
+        k = data["variants"].index(exc.name) if exc.name in data.get("variants", []) else None
+        raise DiagnosticError([Diagnostic("E043", str(exc), marks.span(("variants", k) if k is not None
+                                                                       else ("variants",)))]) from None
     except ValueError as exc:
-        raise DiagnosticError([Diagnostic("E043", str(exc), marks.span(("options",)))]) from None
+        named = re.search(r"option `([A-Za-z_][A-Za-z0-9_]*)`", str(exc))
+        where = ("options", named.group(1)) if named and named.group(1) in (data.get("options") or {}) \
+            else ("options",)
+        raise DiagnosticError([Diagnostic("E043", str(exc), marks.span(
+            where, prefer_key=str(exc).startswith("unknown option")))]) from None
+    players = data.get("players")
+    lo, hi, _ = game.model.players
+    if players is not None and not lo <= players <= hi:
+        raise DiagnosticError([Diagnostic("E043", f"{game.name} is for {lo}" + (f" to {hi}" if hi != lo else "")
+                                          + f" players, not {players}", marks.span(("players",)))])
     return data, marks, game
+
+
+def _shown(path: str) -> str:
+    """How a scenario's own path is shown: relative to the working directory when inside it."""
+    rel = os.path.relpath(path)
+    return path if rel.startswith("..") else rel
+
+
+def _is_file(path: str) -> bool:
+    try:
+        return os.path.isfile(path)
+    except (ValueError, OSError):
+        return False
+
+
+def _printable(text) -> str:
+    text = str(text)
+    return text if text.isprintable() else text.encode("unicode_escape").decode("ascii")
 
 
 def _option_values(data, marks, game_path) -> dict:
@@ -161,22 +218,35 @@ def compile_check(run: _Run, text: str, span: Span, want_bool: bool = True):
         expr = parse_expression(text, EXPR_FILE)
     except DiagnosticError as exc:
         d = exc.diagnostics[0]
-        raise ScenarioFailure(f"in `{text}` (column {d.span.col}): {d.message}", None, span) from None
+        raise ScenarioFailure(f"in `{text}` (column {d.span.col}): {d.message}", None,
+                              _expr_span(run, span, d.span), "E045") from None
     model = run.game.model
     reporter = Reporter()
     t, nslots = model.checker.check_standalone(expr, reporter)
     errors = [d for d in reporter.diagnostics if d.is_error]
     if errors:
         d = errors[0]
-        raise ScenarioFailure(f"in `{text}`: {d.message}" + (f" ({d.hint})" if d.hint else ""), None, span)
+        raise ScenarioFailure(f"in `{text}`: {d.message}" + (f" ({d.hint})" if d.hint else ""), None,
+                              _expr_span(run, span, d.span), "E045")
     if want_bool and t not in (BOOL,) and t.name != "any":
-        raise ScenarioFailure(f"`{text}` should be true or false, but it is {t}", None, span)
+        raise ScenarioFailure(f"`{text}` should be true or false, but it is {t}", None,
+                              _expr_span(run, span, Span(EXPR_FILE, 1, 1)), "E045")
     compiler = run.game.program.compiler
     fn = compiler.expr(expr)
     return expr, fn, nslots, compiler
 
 
 EXPR_FILE = "<expectation>"
+
+
+def _expr_span(run: _Run, span: Span, inner: Span) -> Span:
+    """Where a position inside an expression written in the scenario lies in the file."""
+    if not run.text or span.line <= 0:
+        return span
+    line, col, indent = scalar_origin(run.text, span)
+    if inner.line <= 1:
+        return Span(span.file, line, col + max(inner.col, 1) - 1)
+    return Span(span.file, line + inner.line - 1, indent + max(inner.col, 1))
 
 
 def _explain(run: _Run, expr, compiler, nslots, text: str) -> str:
@@ -228,21 +298,21 @@ def _card_ref(run: _Run, ref, used: set, path) -> tuple[int, dict]:
                 fields = prog.card_defs[c].fields
                 if all(fields.get(k) == v for k, v in wanted.items()):
                     return c, opts
-            raise ScenarioFailure(f"no unused card matches {ref}", None, span)
+            raise SetupError(f"no unused card matches {ref}", None, span)
     if not isinstance(ref, str):
-        raise ScenarioFailure(f"a card is given by its id, or by kind and fields; found `{ref}`", None, span)
+        raise SetupError(f"a card is given by its id, or by kind and fields; found `{ref}`", None, span)
     if ref in prog.card_by_id:
         c = prog.card_by_id[ref]
         if c in used:
-            raise ScenarioFailure(f"card `{ref}` is placed twice in the set-up", None, span)
+            raise SetupError(f"card `{ref}` is placed twice in the set-up", None, span)
         return c, opts
     copies = [i for i, cd in enumerate(prog.card_defs) if cd.id == ref]
     free = [c for c in copies if c not in used]
     if free:
         return free[0], opts
     if copies:
-        raise ScenarioFailure(f"all {len(copies)} copies of `{ref}` are already placed", None, span)
-    raise ScenarioFailure(f"no card has the id `{ref}`" + _hint(ref, list(prog.card_by_id)), None, span)
+        raise SetupError(f"all {len(copies)} copies of `{ref}` are already placed", None, span)
+    raise SetupError(f"no card has the id `{ref}`" + _hint(ref, list(prog.card_by_id)), None, span)
 
 
 def zone_ref(run: _Run, text: str, span: Span) -> int:
@@ -251,29 +321,29 @@ def zone_ref(run: _Run, text: str, span: Span) -> int:
     prog = run.game.program
     m = re.fullmatch(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:\[\s*(\d+)\s*\])?\s*(?:\(([\d\s,]*)\))?\s*", text)
     if m is None:
-        raise ScenarioFailure(f"`{text}` is not a zone: write `name`, `name[SEAT]`, `name(INDEX)` or "
+        raise SetupError(f"`{text}` is not a zone: write `name`, `name[SEAT]`, `name(INDEX)` or "
                               "`name[SEAT](INDEX)`", None, span)
     name, seat, index = m.group(1), m.group(2), m.group(3)
     names = [z.name for z in prog.zones]
     info = next((z for z in prog.zones if z.name == name), None)
     if info is None:
-        raise ScenarioFailure(f"no zone `{name}`" + _hint(name, names), None, span)
+        raise SetupError(f"no zone `{name}`" + _hint(name, names), None, span)
     if info.per_player and seat is None:
-        raise ScenarioFailure(f"zone `{name}` is per player: write `{name}[SEAT]`, e.g. `{name}[1]`", None, span)
+        raise SetupError(f"zone `{name}` is per player: write `{name}[SEAT]`, e.g. `{name}[1]`", None, span)
     if not info.per_player and seat is not None:
-        raise ScenarioFailure(f"zone `{name}` is shared: write `{name}` without a seat", None, span)
+        raise SetupError(f"zone `{name}` is shared: write `{name}` without a seat", None, span)
     p = 0
     if seat is not None:
         p = int(seat) - 1
         if not 0 <= p < run.match.players:
-            raise ScenarioFailure(f"seat {seat} does not exist in a {run.match.players}-player game", None, span)
+            raise SetupError(f"seat {seat} does not exist in a {run.match.players}-player game", None, span)
     idx = [int(x) for x in index.split(",")] if index else []
     if len(idx) != len(info.dims):
         want = {0: "no index", 1: "one index, e.g. `(0)`", 2: "a column and a row, e.g. `(0,1)`"}[len(info.dims)]
-        raise ScenarioFailure(f"zone `{name}` takes {want}", None, span)
+        raise SetupError(f"zone `{name}` takes {want}", None, span)
     for k, d in zip(idx, info.dims):
         if not 0 <= k < d:
-            raise ScenarioFailure(f"`{text}`: index {k} is outside 0..{d - 1}", None, span)
+            raise SetupError(f"`{text}`: index {k} is outside 0..{d - 1}", None, span)
     return prog.zone_index(name, p, *idx)
 
 
@@ -284,14 +354,17 @@ def _typed_value(run: _Run, var, value, span):
         return None
     if t == PLAYER:
         if not isinstance(value, int) or not 1 <= value <= run.match.players:
-            raise ScenarioFailure(f"`{var.name}` is a player: give a seat number 1-{run.match.players}", None, span)
+            raise SetupError(f"`{var.name}` is a player: give a seat number 1-{run.match.players}", None, span)
         return value - 1
     if t == CARD:
         if value not in prog.card_by_id:
-            raise ScenarioFailure(f"`{var.name}` is a card: no card has the id `{value}`", None, span)
+            raise SetupError(f"`{var.name}` is a card: no card has the id `{value}`", None, span)
         return prog.card_by_id[value]
     if t == ZONE:
         return zone_ref(run, value, span)
+    simple = {"int": int, "bool": bool, "text": str}.get(str(t))
+    if simple is not None and (not isinstance(value, simple) or (simple is int and isinstance(value, bool))):
+        raise SetupError(f"`{var.name}` is {t}, not `{value}`", None, span)
     if isinstance(value, list):
         return tuple(value)
     return value
@@ -305,7 +378,7 @@ def apply_setup(run: _Run) -> None:
         path = ("setup", "zones", zname)
         zone = zone_ref(run, zname, run.marks.span(path, prefer_key=True))
         if not isinstance(refs, list):
-            raise ScenarioFailure("a zone's set-up is a list of cards (bottom or left first)", None,
+            raise SetupError("a zone's set-up is a list of cards (bottom or left first)", None,
                                   run.marks.span(path))
         cards, faces, turns = [], {}, {}
         info = prog.zone_info[zone]
@@ -313,35 +386,49 @@ def apply_setup(run: _Run) -> None:
             c, opts = _card_ref(run, ref, used, path + (i,))
             used.add(c)
             cards.append(c)
+            if opts.get("face", "up") not in ("up", "down"):
+                raise SetupError(f"`face:` is `up` or `down`, not `{opts['face']}`", None,
+                                 run.marks.span(path + (i, "face")))
+            turn = opts.get("turn", 0)
+            if not isinstance(turn, int) or isinstance(turn, bool) or turn % 90:
+                raise SetupError(f"`turn:` is 0, 90, 180 or 270, not `{turn}`", None,
+                                 run.marks.span(path + (i, "turn")))
             # Unless told otherwise, cards lie face up where they can be seen, face down in hidden zones.
             faces[c] = opts["face"] == "up" if "face" in opts else \
                 (info.arrive_face == "up" if info.arrive_face else not info.hidden)
-            turns[c] = int(opts.get("turn", 0))      # placed cards lie straight unless told otherwise
+            turns[c] = turn % 360                    # placed cards lie straight unless told otherwise
         match.place(zone, cards, faces, turns)
     for name, value in (setup.get("vars") or {}).items():
         span = run.marks.span(("setup", "vars", name), prefer_key=True)
         var = model.vars.get(name)
         if var is None or var.scope != "global":
-            raise ScenarioFailure(f"no global variable `{name}`" + _hint(name, [v.name for v in model.vars_of("global")]),
+            raise SetupError(f"no global variable `{name}`" + _hint(name, [v.name for v in model.vars_of("global")]),
                                   None, span)
-        match.state.gvars[var.index] = _typed_value(run, var, value, span)
+        match.state.gvars[var.index] = _typed_value(run, var, value, run.marks.span(("setup", "vars", name)))
     for name, per_seat in (setup.get("player_vars") or {}).items():
         span = run.marks.span(("setup", "player_vars", name), prefer_key=True)
         var = model.vars.get(name)
         if var is None or var.scope != "player":
-            raise ScenarioFailure(f"no per-player variable `{name}`" +
+            raise SetupError(f"no per-player variable `{name}`" +
                                   _hint(name, [v.name for v in model.vars_of("player")]), None, span)
-        for seat, value in (per_seat or {}).items():
-            seat = int(seat)
-            if not 1 <= seat <= match.players:
-                raise ScenarioFailure(f"seat {seat} does not exist", None, span)
-            match.state.pvars[var.index][seat - 1] = _typed_value(run, var, value, span)
+        if not isinstance(per_seat, dict):
+            raise SetupError(f"`{name}` is per player: give a mapping of seat numbers to values, "
+                             "e.g. `{1: 5, 2: 0}`", None, run.marks.span(("setup", "player_vars", name)))
+        for seat, value in per_seat.items():
+            sspan = run.marks.span(("setup", "player_vars", name, seat), prefer_key=True)
+            if not isinstance(seat, int) or isinstance(seat, bool) or not 1 <= seat <= match.players:
+                raise SetupError(f"seat {seat} does not exist in a {match.players}-player game", None, sspan)
+            match.state.pvars[var.index][seat - 1] = _typed_value(
+                run, var, value, run.marks.span(("setup", "player_vars", name, seat)))
     for name, per_card in (setup.get("card_vars") or {}).items():
         span = run.marks.span(("setup", "card_vars", name), prefer_key=True)
         var = model.vars.get(name)
         if var is None or var.scope != "card":
-            raise ScenarioFailure(f"no per-card variable `{name}`", None, span)
-        for ref, value in (per_card or {}).items():
+            raise SetupError(f"no per-card variable `{name}`", None, span)
+        if not isinstance(per_card, dict):
+            raise SetupError(f"`{name}` is per card: give a mapping of card ids to values", None,
+                             run.marks.span(("setup", "card_vars", name)))
+        for ref, value in per_card.items():
             c, _ = _card_ref(run, ref, set(), ("setup", "card_vars", name, ref))
             match.state.cvars[var.index][c] = _typed_value(run, var, value, span)
     if setup and match.state.pending is not None:
@@ -534,6 +621,11 @@ def run_scenario(path: str) -> ScenarioResult:
                               f"{d.message}" + (f" (hint: {d.hint})" if d.hint else ""))
     name = data.get("name", name)
     run = _Run(path, data, marks, game)
+    try:
+        with open(path, "rb") as fh:
+            run.text = decode_text(fh.read(), marks.file)
+    except (OSError, DiagnosticError):
+        run.text = ""
     step_no = None
     try:
         at = data.get("at")
@@ -555,7 +647,9 @@ def run_scenario(path: str) -> ScenarioResult:
             exc.step = step_no
         return ScenarioResult(path, name, False, exc.describe(), step_no or 0)
     except RulesRuntimeError as exc:
-        return ScenarioResult(path, name, False, f"step {step_no}: {exc.describe()}", step_no or 0)
+        where = marks.span(("steps", step_no - 1)) if step_no else marks.span(())
+        return ScenarioResult(path, name, False, f"{where.file}:{where.line}:{where.col}: "
+                              + (f"step {step_no}: " if step_no else "") + exc.describe(), step_no or 0)
     return ScenarioResult(path, name, True, "", len(data["steps"]))
 
 
@@ -571,7 +665,7 @@ def _reach(run: _Run, at: dict | None) -> None:
     model = game.model
     if phase not in model.procs or model.procs[phase].kind != "phase":
         phases = [p.name for p in model.procs.values() if p.kind == "phase"]
-        raise ScenarioFailure(f"no phase `{phase}`" + _hint(phase, phases), None, run.marks.span(("at", "phase")))
+        raise SetupError(f"no phase `{phase}`" + _hint(phase, phases), None, run.marks.span(("at", "phase")))
     run.match = api.new_game(game, data.get("players"), data.get("seed", 0), sink=run.events.append,
                              debug=True, breakpoint=(phase, at.get("occurrence", 1)))
     agents = _bots(run)

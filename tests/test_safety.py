@@ -1,0 +1,357 @@
+"""Safe to open: a game file from a stranger cannot run code, reach outside its folder,
+hang, or eat the machine's memory.
+
+- YAML is loaded safely: no Python object tags, limits on size, nesting and alias expansion.
+- The rules language has no file, network or Python access.
+- Rules files, card sets, variants and their rules files resolve only inside the game's
+  folder tree (absolute paths, `..`, symbolic links pointing outside: E007).
+- Loops and recursion are bounded (the step limit, the recursion guard); memory too.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+
+from rulesvm import api
+from rulesvm.dsl import yaml_loader
+from rulesvm.dsl.diagnostics import DiagnosticError
+from rulesvm.dsl.primitives import PRIMITIVES
+from rulesvm.interpreter import RulesRuntimeError
+
+from .conftest import ROOT
+
+GAME = "id: g\nname: G\nplayers: {min: 1, max: 2, default: 1}\nrules: g.rules\ncards: []\n"
+
+
+def write(folder, name: str, text: str) -> str:
+    path = os.path.join(str(folder), name)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(textwrap.dedent(text).lstrip("\n"))
+    return path
+
+
+def codes(diags) -> list:
+    return [d.code for d in diags if d.is_error]
+
+
+def game_with(tmp_path, rules: str, yaml_text: str = GAME) -> str:
+    write(tmp_path, "g.rules", rules)
+    return write(tmp_path, "g.yaml", yaml_text)
+
+
+# ---------------------------------------------------------------------- YAML
+
+@pytest.mark.parametrize("tag", [
+    '!!python/object/apply:os.system ["touch {marker}"]',
+    '!!python/object/new:os.system ["touch {marker}"]',
+    '!!python/name:os.system',
+    '!!python/module:os',
+    '!!python/object:builtins.object {{}}',
+])
+def test_yaml_python_tags_never_run_code(tmp_path, tag):
+    marker = tmp_path / "owned"
+    path = write(tmp_path, "g.yaml", f"id: g\nname: {tag.format(marker=marker)}\nplayers: 1\n"
+                                     "rules: g.rules\ncards: []\n")
+    diags = api.validate_path(path)
+    assert codes(diags) == ["E003"] and "unsupported YAML tag" in diags[0].message
+    assert diags[0].span.line == 2
+    assert not marker.exists()
+
+
+def test_yaml_collection_tags_are_refused_not_read_as_plain_data(tmp_path):
+    path = write(tmp_path, "g.yaml", "id: g\nrules: !!set {a.rules, b.rules}\ncards: !!omap [a: 1]\n")
+    diags = api.validate_path(path)
+    assert codes(diags) == ["E003", "E003"]
+    assert [d.span.line for d in diags] == [2, 3]
+
+
+def test_billion_laughs_is_rejected_quickly_with_a_clear_error(tmp_path):
+    lines = ['a: &a ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]']
+    for prev, name in zip("abcdefgh", "bcdefghi"):
+        lines.append(f"{name}: &{name} [" + ", ".join([f"*{prev}"] * 9) + "]")
+    path = write(tmp_path, "g.yaml", "\n".join(lines) + "\n")      # would expand to 9**9 strings
+    started = time.perf_counter()
+    diags = api.validate_path(path)
+    elapsed = time.perf_counter() - started
+    assert codes(diags) == ["E003"]
+    assert "expands to more than" in diags[0].message and "alias bomb" in diags[0].message
+    assert elapsed < 5, f"took {elapsed:.1f}s"
+
+
+def test_nesting_is_limited_without_a_recursion_error(tmp_path):
+    deep = "x: " + "[" * 100_000 + "]" * 100_000 + "\n"
+    diags = api.validate_path(write(tmp_path, "g.yaml", deep))
+    assert codes(diags) == ["E003"] and f"deeper than {yaml_loader.MAX_DEPTH}" in diags[0].message
+    assert (diags[0].span.line, diags[0].span.col) == (1, 4 + yaml_loader.MAX_DEPTH)
+
+
+def test_size_is_limited_before_parsing(tmp_path, monkeypatch):
+    monkeypatch.setattr(yaml_loader, "MAX_BYTES", 1000)
+    path = write(tmp_path, "g.yaml", "id: g\n" + "# padding\n" * 200)
+    diags = api.validate_path(path)
+    assert codes(diags) == ["E004"]
+
+
+def test_a_big_rules_file_is_limited_too(tmp_path, monkeypatch):
+    monkeypatch.setattr("rulesvm.dsl.loader.MAX_BYTES", 1000)
+    monkeypatch.setattr(yaml_loader, "MAX_BYTES", 1000)
+    path = game_with(tmp_path, "game { end_game(scores: [0]) }\n" + "# padding\n" * 200)
+    diags = api.validate_path(path)
+    assert codes(diags) == ["E004"] and diags[0].span.file.endswith("g.rules")
+
+
+# ---------------------------------------------------------------------- the rules language
+
+FORBIDDEN = ["open", "eval", "exec", "compile", "__import__", "import", "getattr", "setattr", "globals",
+             "locals", "vars", "input", "print", "system", "read", "write", "file", "socket", "http", "fetch",
+             "url", "env", "environ", "subprocess", "os", "sys", "breakpoint", "exit"]
+
+
+def test_no_primitive_reaches_files_network_or_python():
+    assert not set(PRIMITIVES) & set(FORBIDDEN)
+
+
+@pytest.mark.parametrize("snippet,code", [
+    ('log(open("secrets.txt"))', "E225"),
+    ('log(__import__("os"))', "E225"),
+    ('log(eval("1 + 1"))', "E225"),
+    ('log(exec("import os"))', "E225"),
+    ('log(getattr(players[0], "seat"))', "E225"),
+    ('let f = open', "E217"),
+    ('log("{open(\\"x\\")}")', "E225"),
+    ('let x = players[0].__class__', "E218"),
+    ('let x = players.__class__', "E220"),
+    ('import os', "E217"),
+])
+def test_the_checker_rejects_any_way_out(tmp_path, snippet, code):
+    path = game_with(tmp_path, f"game {{\n  {snippet}\n  end_game(scores: [0])\n}}\n")
+    diags = api.validate_path(path)
+    assert code in codes(diags), [(d.code, d.message) for d in diags]
+
+
+def test_hostile_names_and_strings_are_only_data(tmp_path):
+    """Names that are Python keywords or builtins and strings full of quotes are compiled to
+    Python source by the code generator: they must stay names and text."""
+    marker = tmp_path / "owned"
+    evil = f'\\"); __import__(\'os\').system(\'touch {marker}\'); (\\"'
+    path = game_with(tmp_path, f'''
+        kind def {{ lambda: int; import: text = "x" }}
+        var class: int = 0
+        var __builtins__: text = "{evil}"
+        func exec(__import__: int) -> int = __import__ + 1
+        proc open(self_: player) {{
+          class = exec(class)
+          log("{evil} {{class}} {{__builtins__}}")
+        }}
+        game {{
+          open(players[0])
+          for c in cards_of_kind("def") {{ class += c.lambda }}
+          end_game(scores: [class], outcome: "{evil}")
+        }}
+    ''', GAME.replace("cards: []", "cards:\n  - {id: lambda, kind: def, lambda: 3, import: \"'''\\\"\"}"))
+    assert codes(api.validate_path(path)) == []
+    lines = []
+    match = api.new_game(api.load_game(path), seed=1, sink=lines.append)
+    assert match.is_over and match.result["scores"] == {"1": 4}
+    assert any("__import__('os')" in r.get("text", "") for r in lines)
+    assert not marker.exists()
+
+
+# ---------------------------------------------------------------------- the game's folder
+
+@pytest.fixture
+def outside(tmp_path):
+    """A folder beside the game's with files a game must not read (their content would be a
+    syntax error, so reading them would show)."""
+    out = tmp_path / "outside"
+    out.mkdir()
+    (out / "evil.rules").write_text("this is @@ not rules\n")
+    (out / "evil.yaml").write_text("cards: [{id: x, kind: token}]\nbroken: [\n")
+    return out
+
+
+def _game_folder(tmp_path) -> str:
+    folder = tmp_path / "game"
+    folder.mkdir()
+    (folder / "g.rules").write_text("kind token { }\ngame { end_game(scores: [0]) }\n")
+    return str(folder)
+
+
+@pytest.mark.parametrize("key,value", [
+    ("rules", "../outside/evil.rules"),
+    ("rules", "{outside}/evil.rules"),
+    ("rules", "[g.rules, ../outside/evil.rules]"),
+    ("card_sets", "[../outside/evil.yaml]"),
+    ("card_sets", "[{outside}/evil.yaml]"),
+    ("variants", "{{v: ../outside/evil.yaml}}"),
+    ("rules", "sub/../../outside/evil.rules"),
+])
+def test_paths_that_leave_the_folder_are_e007(tmp_path, outside, key, value):
+    folder = _game_folder(tmp_path)
+    value = value.format(outside=outside)
+    text = "id: g\nname: G\nplayers: 1\nrules: g.rules\ncards: [{id: t, kind: token}]\n"
+    text = text.replace("rules: g.rules\n", "") + f"{key}: {value}\n"
+    if key != "rules":
+        text += "rules: g.rules\n"
+    path = os.path.join(folder, "g.yaml")
+    with open(path, "w") as fh:
+        fh.write(text)
+    diags = api.validate_path(path)
+    assert "E007" in codes(diags), [(d.code, d.message) for d in diags]
+    assert not any(d.span.file.startswith(str(outside)) for d in diags)
+    assert not any(c in ("E101", "E102", "E001") for c in codes(diags))
+
+
+@pytest.mark.parametrize("what", ["rules", "card_set", "variant", "variant_rules"])
+def test_symbolic_links_pointing_outside_are_e007(tmp_path, outside, what):
+    folder = _game_folder(tmp_path)
+    text = "id: g\nname: G\nplayers: 1\nrules: g.rules\ncards: [{id: t, kind: token}]\n"
+    if what == "rules":
+        os.symlink(outside / "evil.rules", os.path.join(folder, "linked.rules"))
+        text = text.replace("rules: g.rules", "rules: linked.rules")
+    elif what == "card_set":
+        os.symlink(outside / "evil.yaml", os.path.join(folder, "linked.yaml"))
+        text += "card_sets: [linked.yaml]\n"
+    elif what == "variant":
+        os.symlink(outside / "evil.yaml", os.path.join(folder, "linked.yaml"))
+        text += "variants: {v: linked.yaml}\n"
+    else:
+        os.symlink(outside, os.path.join(folder, "more"))
+        with open(os.path.join(folder, "v.yaml"), "w") as fh:
+            fh.write("variant: v\nbase: g.yaml\nrules:\n  add_file: more/evil.rules\n")
+        text += "variants: {v: v.yaml}\n"
+    path = os.path.join(folder, "g.yaml")
+    with open(path, "w") as fh:
+        fh.write(text)
+    diags = api.validate_path(path)
+    assert codes(diags) == ["E007"], [(d.code, d.message) for d in diags]
+
+
+@pytest.mark.parametrize("where", ["card", "back"])
+@pytest.mark.parametrize("picture", ["../outside/secret.png", "/etc/passwd", "link/secret.png"])
+def test_pictures_the_web_table_serves_stay_in_the_folder(tmp_path, outside, where, picture):
+    """`rulesvm serve` sends a card's `image:` (and a layout back's) to the browser: a game
+    file must not be able to name any other file on the machine."""
+    (outside / "secret.png").write_text("not a picture")
+    folder = _game_folder(tmp_path)
+    os.symlink(outside, os.path.join(folder, "link"))
+    card = f", image: {picture}" if where == "card" else ""
+    text = f"id: g\nname: G\nplayers: 1\nrules: g.rules\ncards: [{{id: t, kind: token{card}}}]\n"
+    if where == "back":
+        text += f"layout:\n  backs:\n    card: {{image: {picture}}}\n"
+    path = os.path.join(folder, "g.yaml")
+    with open(path, "w") as fh:
+        fh.write(text)
+    diags = api.validate_path(path)
+    assert codes(diags) == ["E007"], [(d.code, d.message) for d in diags]
+
+
+def test_a_symbolic_link_inside_the_folder_is_fine(tmp_path):
+    folder = _game_folder(tmp_path)
+    os.mkdir(os.path.join(folder, "rules"))
+    os.rename(os.path.join(folder, "g.rules"), os.path.join(folder, "rules", "real.rules"))
+    os.symlink(os.path.join(folder, "rules", "real.rules"), os.path.join(folder, "g.rules"))
+    path = os.path.join(folder, "g.yaml")
+    with open(path, "w") as fh:
+        fh.write("id: g\nname: G\nplayers: 1\nrules: g.rules\ncards: [{id: t, kind: token}]\n")
+    assert codes(api.validate_path(path)) == []
+
+
+def test_card_sets_the_user_names_on_the_command_line_may_be_anywhere(tmp_path, outside):
+    (outside / "extra.yaml").write_text("cards: [{id: u, kind: token}]\n")
+    folder = _game_folder(tmp_path)
+    path = os.path.join(folder, "g.yaml")
+    with open(path, "w") as fh:
+        fh.write("id: g\nname: G\nplayers: 1\nrules: g.rules\ncards: [{id: t, kind: token}]\n")
+    assert codes(api.validate_game(path, [str(outside / "extra.yaml")])) == []
+
+
+# ---------------------------------------------------------------------- bounded work
+
+def run_rules(tmp_path, rules: str, max_steps: int = 20_000):
+    path = game_with(tmp_path, rules)
+    game = api.load_game(path)
+    return api.new_game(game, seed=1, max_steps=max_steps)
+
+
+@pytest.mark.parametrize("body", [
+    "while true { n += 1 }",
+    "loop { }",
+    "repeat 1000000000 { n += 1 }",
+    "loop { for p in players { n += 1 } }",
+    "let xs = [1]\n  loop { xs = xs + [1] }",           # a list growing without end
+    "let s = \"a\"\n  loop { s = s + \"a\" }",          # a text growing without end
+])
+def test_endless_loops_hit_the_step_limit(tmp_path, body):
+    started = time.perf_counter()
+    with pytest.raises(RulesRuntimeError) as info:
+        run_rules(tmp_path, f"var n: int = 0\ngame {{\n  {body}\n  end_game(scores: [n])\n}}\n")
+    assert info.value.code == "R002" and "20000 steps" in info.value.message
+    assert time.perf_counter() - started < 10
+
+
+@pytest.mark.parametrize("rules", [
+    "func down(k: int) -> int = down(k + 1)\ngame { end_game(scores: [down(0)]) }\n",
+    "func a(k: int) -> int = b(k)\nfunc b(k: int) -> int = a(k)\ngame { end_game(scores: [a(0)]) }\n",
+    "proc again() { again() }\ngame { again() end_game(scores: [0]) }\n",
+])
+def test_endless_recursion_is_stopped(tmp_path, rules):
+    with pytest.raises(RulesRuntimeError) as info:
+        run_rules(tmp_path, rules)
+    assert info.value.code in ("R002", "R004")
+
+
+def test_recursion_through_decisions_is_bounded_by_the_decisions(tmp_path):
+    m = run_rules(tmp_path, "proc ask() {\n  let c = choose([1, 2], by: players[0])\n  ask()\n}\n"
+                            "game { ask() end_game(scores: [0]) }\n")
+    for _ in range(200):
+        m.apply(0)
+    assert not m.is_over and m.decisions_made == 200
+
+
+def _limited(tmp_path, rules: str, seconds: float = 8) -> subprocess.CompletedProcess:
+    """Run a game in a child process with 1.5 GB of memory and a few seconds."""
+    path = game_with(tmp_path, rules)
+    code = textwrap.dedent(f"""
+        import resource, sys
+        resource.setrlimit(resource.RLIMIT_AS, (1536 * 1024 * 1024, 1536 * 1024 * 1024))
+        from rulesvm import api
+        from rulesvm.interpreter import RulesRuntimeError
+        try:
+            api.new_game(api.load_game({path!r}), seed=1, max_steps=10000)
+        except RulesRuntimeError as exc:
+            print(exc.code)
+    """)
+    try:
+        return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=seconds, cwd=ROOT)
+    except subprocess.TimeoutExpired:
+        return subprocess.CompletedProcess([], -1, "", "timed out")
+
+
+def test_memory_is_bounded_when_a_list_doubles(tmp_path):
+    proc = _limited(tmp_path, "game {\n  let xs = [1]\n  loop { xs = xs + xs }\n  end_game(scores: [0])\n}\n")
+    assert proc.stdout.strip() in ("R002", "R015"), proc.stderr[-500:]
+
+
+def test_memory_is_bounded_for_a_huge_range(tmp_path):
+    proc = _limited(tmp_path, "var n: int = 0\ngame {\n  for i in 1..2000000000 { n += 1 }\n  end_game(scores: [n])\n}\n")
+    assert proc.stdout.strip() in ("R002", "R015"), proc.stderr[-500:]
+
+
+def test_an_exponential_function_hits_the_step_limit(tmp_path):
+    proc = _limited(tmp_path, "func t(k: int) -> int = if k < 2 then 1 else t(k - 1) + t(k - 2) + t(k - 2)\n"
+                              "game { end_game(scores: [t(60)]) }\n")
+    assert proc.stdout.strip() == "R002", proc.stderr[-500:]
+
+
+def test_endless_recursion_in_a_default_is_a_runtime_error(tmp_path):
+    with pytest.raises(RulesRuntimeError):
+        run_rules(tmp_path, "func down(k: int) -> int = down(k + 1)\nvar start: int = down(0)\n"
+                            "game { end_game(scores: [start]) }\n")
