@@ -90,7 +90,19 @@ class _JsonlLog:
 
 
 def _check_writable(screen: Screen, path: Optional[str], force: bool, what: str) -> None:
-    if path and os.path.exists(path) and not force:
+    """Refuse an output file before any work is done: one that exists (unless --force), one
+    that is a folder, or one whose folder does not exist or cannot be written."""
+    if not path:
+        return
+    if os.path.isdir(path):
+        _usage(screen, f"{what} file {path} is a folder", "give a file name, e.g. out/game.jsonl")
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        _usage(screen, f"cannot write the {what} file {path}: the folder {folder} does not exist",
+               "create the folder first, or choose another place")
+    if not os.access(folder, os.W_OK):
+        _usage(screen, f"cannot write the {what} file {path}: the folder {folder} is not writable")
+    if os.path.exists(path) and not force:
         _usage(screen, f"{what} file {path} already exists", "choose another name, or add --force to overwrite it")
 
 
@@ -118,7 +130,7 @@ def run(
     card_set: Optional[List[str]] = CARD_SET_OPT,
     set_: Optional[List[str]] = SET_OPT,
     variant: Optional[List[str]] = VARIANT_OPT,
-    max_steps: Optional[int] = typer.Option(None, "--max-steps", help="Stop a rule that runs this many steps "
+    max_steps: Optional[int] = typer.Option(None, "--max-steps", min=1, help="Stop a rule that runs this many steps "
                                             "without a decision (default: the game's max_steps or 1,000,000)."),
     debug: bool = typer.Option(False, "--debug", help="Check after every step that no card is lost or duplicated."),
     hand: Optional[List[str]] = typer.Option(None, "--hand", help="The cards a seat brings, in games that let "
@@ -529,7 +541,7 @@ SIM_N = typer.Option(100, "-n", "--games", help="Number of games.")
 SIM_AGENTS = typer.Option(None, "--agents", help="Agents, comma separated, given to the seats in order and cycled; "
                           "different agents rotate over the seats game by game "
                           "(e.g. mcts:iterations=200,random). Default: random.", metavar="LIST")
-SIM_JOBS = typer.Option(None, "--jobs", "-j", help="Worker processes (default: all cores). Results do not depend on it.")
+SIM_JOBS = typer.Option(None, "--jobs", "-j", min=1, help="Worker processes (default: all cores). Results do not depend on it.")
 SIM_BACKEND = typer.Option("local", "--backend", help="`local` processes, or `dask` (pip install rulesvm[dask]).")
 SIM_SCHEDULER = typer.Option(None, "--scheduler", help="With --backend dask: the address of a running scheduler "
                              "(tcp://host:8786); without it a temporary local cluster is started.", metavar="ADDRESS")
@@ -548,7 +560,7 @@ def simulate(
     backend: str = SIM_BACKEND,
     scheduler: Optional[str] = SIM_SCHEDULER,
     card_set: Optional[List[str]] = CARD_SET_OPT,
-    max_steps: Optional[int] = typer.Option(None, "--max-steps", help="Step limit for a rule without decisions."),
+    max_steps: Optional[int] = typer.Option(None, "--max-steps", min=1, help="Step limit for a rule without decisions."),
     max_decisions: int = typer.Option(100_000, "--max-decisions", help="Stop a game after this many decisions and "
                                       "count it as unfinished (bots that never end a game)."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
@@ -650,6 +662,130 @@ def agents() -> None:
         screen.out.print(f"{name}: {doc}")
         for key, (kind, pdoc) in sorted(params.items()):
             screen.out.print(f"    {key} ({kind.__name__}): {pdoc}")
+
+
+@app.command()
+def schema(
+    game: Optional[str] = typer.Argument(None, help="A game's YAML file: type the cards by the card kinds its rules "
+                                         "declare (default kind then: card-set).", metavar="GAME"),
+    kind: Optional[str] = typer.Option(None, "--kind", help="The kind of file: game (the default), card-set, "
+                                       "variant, scenario or hand.", metavar="KIND"),
+    write: Optional[str] = typer.Option(None, "--write", help="Write the schema of every kind of file into DIR "
+                                        "as KIND.schema.json (the repository keeps them in schema/).", metavar="DIR"),
+) -> None:
+    """Print the JSON Schema of a kind of YAML file, for editors that validate and complete it.
+
+    Point a file at it with a first line `# yaml-language-server: $schema=PATH`.
+    """
+    from rulesvm import schemas
+    screen = Screen()
+    if write is not None:
+        if game or kind:
+            _usage(screen, "--write writes every kind of file's schema: give it without GAME or --kind")
+        for path in schemas.write_all(write):
+            screen.note(f"wrote {path}")
+        return
+    if kind is not None and kind not in schemas.KINDS:
+        _usage(screen, f"--kind {kind}: unknown kind of file", "one of " + ", ".join(schemas.KINDS))
+    if game is None:
+        screen.document(schemas.to_text(schemas.schema_for(kind or "game")))
+        return
+    if not os.path.exists(game):
+        _usage(screen, f"no such file: {game}", "give the path of a game's YAML file, e.g. games/my_game.yaml")
+    kind = kind or "card-set"
+    if kind not in schemas.CARD_KINDS:
+        _usage(screen, f"--kind {kind} has no cards to type by a game's card kinds",
+               "with GAME use --kind " + ", ".join(schemas.CARD_KINDS))
+    try:
+        game_id, kinds = schemas.game_card_kinds(game)
+    except DiagnosticError as exc:
+        screen.diagnostics(exc.diagnostics)
+        screen.note(f"the game's rules have errors (run `rulesvm validate {game}`)")
+        raise typer.Exit(1)
+    screen.document(schemas.to_text(schemas.game_schema_for(kind, game_id, kinds)))
+
+
+@app.command("fmt")
+def fmt(
+    paths: List[str] = typer.Argument(..., help="Rules files (*.rules), or folders to search for them; `-` formats "
+                                      "standard input to standard output.", metavar="FILE..."),
+    check: bool = typer.Option(False, "--check", help="Write nothing; list the files that would change and exit 1 "
+                               "if there are any."),
+    show_diff: bool = typer.Option(False, "--diff", help="Write nothing; print a unified diff of the changes."),
+) -> None:
+    """Format rules files canonically: one layout, 2-space indentation, comments kept.
+
+    A file is rewritten only once the new text is checked to parse to exactly the same rules.
+
+    A file with syntax errors is left as it is (exit 1).
+    """
+    import difflib
+
+    from rulesvm.dsl.formatter import FormatError, format_file, format_text, write_atomically
+    screen = Screen()
+    files = []
+    for p in paths:
+        if p == "-":
+            files.append(p)
+        elif os.path.isdir(p):
+            found = [os.path.join(root, f) for root, _, names in sorted(os.walk(p)) for f in sorted(names)
+                     if f.endswith(".rules")]
+            if not found:
+                _usage(screen, f"no rules files (*.rules) in {p}")
+            files.extend(found)
+        elif os.path.isfile(p):
+            files.append(p)
+        else:
+            _usage(screen, f"no such file or folder: {p}")
+    changed = failed = 0
+    for path in files:
+        try:
+            if path == "-":
+                text = sys.stdin.read().replace("\r\n", "\n")
+                out = format_text(text, "<stdin>")
+                result = None
+            else:
+                result = format_file(path)
+                text, out = result.original, result.formatted
+        except DiagnosticError as exc:
+            screen.diagnostics(exc.diagnostics)
+            screen.note(f"{path}: not formatted: fix the syntax errors first")
+            failed += 1
+            continue
+        except FormatError as exc:
+            screen.error(f"{path}: cannot be formatted safely ({exc})",
+                         "the file is unchanged; please report this to the rulesvm developers")
+            failed += 1
+            continue
+        except (OSError, ValueError) as exc:
+            screen.error(f"{path}: {exc.strerror if isinstance(exc, OSError) and exc.strerror else exc}")
+            failed += 1
+            continue
+        if path == "-" and not check and not show_diff:
+            screen.document(out)
+        if out == text:
+            continue
+        changed += 1
+        if show_diff:
+            screen.unified_diff(difflib.unified_diff(text.splitlines(True), out.splitlines(True), path,
+                                                     f"{path} (formatted)"))
+        if check and path != "-":
+            screen.path_line(path)
+        if result is not None and not check and not show_diff:
+            try:
+                write_atomically(path, out, result.newline)
+            except OSError as exc:
+                screen.error(f"{path}: cannot write: {exc.strerror or exc}", "the file is unchanged")
+                failed += 1
+                changed -= 1
+    done = "would be reformatted" if check or show_diff else "reformatted"
+    screen.note(f"{changed} file(s) {done}, {len(files) - changed - failed} unchanged"
+                + (f", {failed} with errors" if failed else ""))
+    raise typer.Exit(1 if failed or (check and changed) else 0)
+
+
+from .serve import serve  # noqa: E402  (the web table: cli/serve.py)
+app.command()(serve)
 
 
 def main() -> None:

@@ -184,6 +184,22 @@ class Screen:
         sys.stdout.write(json.dumps(data, ensure_ascii=False, sort_keys=True) + "\n")
         sys.stdout.flush()
 
+    # ------------------------------------------------------------------ editor tools
+    def document(self, text: str) -> None:
+        """Text meant for a file or another program (a schema, formatted rules), as it is."""
+        sys.stdout.write(text)
+        sys.stdout.flush()
+
+    def path_line(self, path: str) -> None:
+        self.out.print(Text(path))
+
+    def unified_diff(self, lines) -> None:
+        for line in lines:
+            line = line.rstrip("\n")
+            style = ("bold" if line.startswith(("--- ", "+++ ")) else "cyan" if line.startswith("@@")
+                     else "green" if line.startswith("+") else "red" if line.startswith("-") else "")
+            self.out.print(Text(line, style=style))
+
     # ------------------------------------------------------------------ info
     def info(self, info: dict) -> None:
         o = self.out

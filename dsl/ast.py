@@ -343,11 +343,11 @@ def ast_equal(a, b) -> bool:
     """Structural equality of two trees, ignoring source spans."""
     if type(a) is not type(b):
         return False
+    if isinstance(a, Span):     # (a Span is a dataclass too: test it first)
+        return True
     if is_dataclass(a):
         return all(ast_equal(getattr(a, f.name), getattr(b, f.name))
                    for f in fields(a) if f.name != "span")
     if isinstance(a, (tuple, list)):
         return len(a) == len(b) and all(ast_equal(x, y) for x, y in zip(a, b))
-    if isinstance(a, Span):
-        return True
     return a == b
