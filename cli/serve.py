@@ -1,0 +1,304 @@
+"""`rulesvm serve`: play a game in the browser (a web table), or watch a logged game again.
+
+    rulesvm serve games/my_game.yaml --players 4 --bots 2,3,4
+    rulesvm serve games/my_game.yaml --agent 2=mcts:iterations=300
+    rulesvm serve --replay game.jsonl
+
+It prints one address per seat (each with its own secret token) and opens the first person's
+seat in the browser. The server is `rulesvm.web` (Starlette on uvicorn); this module only
+reads the options, loads the game and prints, through `cli.render`. See docs/web.md.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import secrets
+import socket
+import sys
+from typing import List, Optional
+
+import typer
+from rich.text import Text
+
+from .render import Screen
+
+
+def _url_host(host: str) -> str:
+    """The host as it goes in an address: an IPv6 literal in brackets; 0.0.0.0 as loopback."""
+    if host in ("0.0.0.0", ""):
+        return "127.0.0.1"
+    if host == "::":
+        return "[::1]"
+    try:
+        if ipaddress.ip_address(host).version == 6:
+            return f"[{host}]"
+    except ValueError:
+        pass
+    return host
+
+
+def _listen(screen: Screen, host: str, port: int):
+    """A listening socket on host:port (port 0: any free port); a usage error if impossible."""
+    from .main import _usage
+    if not 0 <= port <= 65535:
+        _usage(screen, f"--port {port}: a port is a number from 1 to 65535 (0 for any free port)")
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as exc:
+        _usage(screen, f"--host {host}: not an address of this machine ({exc.strerror})",
+               "use 127.0.0.1 (this machine only, the default) or 0.0.0.0 (the local network)")
+    family, kind, proto, _, address = infos[0]
+    sock = socket.socket(family, kind, proto)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind(address)
+        sock.listen(128)
+    except OSError as exc:
+        sock.close()
+        hint = "choose another port with --port, or --port 0 for any free one" if exc.errno in (98, 48, 10048) \
+            else "use --host 127.0.0.1 (this machine) or 0.0.0.0 (the local network)"
+        _usage(screen, f"cannot listen on {host}:{port}: {exc.strerror or exc}", hint)
+    sock.set_inheritable(True)
+    return sock
+
+
+def _run_server(app, sock) -> None:
+    import uvicorn
+    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on", ws_max_size=65536,
+                            timeout_graceful_shutdown=2)
+    try:
+        uvicorn.Server(config).run(sockets=[sock])
+    except KeyboardInterrupt:       # uvicorn stops on Ctrl-C, then passes the signal on: a normal end
+        pass
+
+
+def _open_browser(url: str) -> None:
+    import threading
+    import webbrowser
+
+    def go():
+        try:
+            webbrowser.open(url)
+        except Exception:       # no browser here: the address is printed anyway
+            pass
+    threading.Timer(0.5, go).start()
+
+
+def serve(
+    game: Optional[str] = typer.Argument(None, help="The game's YAML file. With --replay: the game to replay the "
+                                         "log against (default: the file the log names).", show_default=False),
+    players: Optional[int] = typer.Option(None, "--players", "-p", help="Number of players (the game's default "
+                                          "if omitted)."),
+    seed: Optional[int] = typer.Option(None, "--seed", "-s", help="Random seed (random and printed if omitted): "
+                                       "the same seed and choices give the same game."),
+    bots: Optional[str] = typer.Option(None, "--bots", help="Seats played by bots, e.g. 2,3 (random bots unless "
+                                       "--agent names another).", metavar="SEATS"),
+    agent: Optional[List[str]] = typer.Option(None, "--agent", help="The bot for a seat: SEAT=NAME, e.g. "
+                                              "2=mcts:iterations=300 (repeatable; the seat becomes a bot).",
+                                              metavar="SEAT=NAME"),
+    port: int = typer.Option(8000, "--port", help="The port to listen on (0: any free port)."),
+    host: str = typer.Option("127.0.0.1", "--host", help="The address to listen on: 127.0.0.1 is this machine "
+                             "only; 0.0.0.0 lets others on the local network join."),
+    no_browser: bool = typer.Option(False, "--no-browser", help="Do not open a browser."),
+    log: Optional[str] = typer.Option(None, "--log", help="Write every event and decision as JSON Lines to FILE "
+                                      "(for `rulesvm replay` and `rulesvm serve --replay`).", metavar="FILE"),
+    force: bool = typer.Option(False, "--force", help="Overwrite an existing --log file."),
+    bot_delay: float = typer.Option(0.6, "--bot-delay", help="Seconds between two bot moves, so people can follow.",
+                                    metavar="SECONDS"),
+    no_undo: bool = typer.Option(False, "--no-undo", help="Do not let people take back their decisions."),
+    replay_log: Optional[str] = typer.Option(None, "--replay", help="Watch a logged game (from --log) step by step "
+                                             "instead of playing.", metavar="LOG"),
+    card_set: Optional[List[str]] = typer.Option(None, "--card-set", help="Add a card-set YAML file (repeatable).",
+                                                 metavar="FILE"),
+    set_: Optional[List[str]] = typer.Option(None, "--set", help="Override a game option: NAME=VALUE (repeatable).",
+                                             metavar="NAME=VALUE"),
+    variant: Optional[List[str]] = typer.Option(None, "--variant", help="Apply a variant by name or file "
+                                                "(repeatable, in order).", metavar="NAME|FILE"),
+    hand: Optional[List[str]] = typer.Option(None, "--hand", help="The cards a seat brings, in games with hands: "
+                                             "SEAT=FILE or SEAT=PRESET (repeatable).", metavar="SEAT=FILE"),
+) -> None:
+    """Play a game in the browser with bots and friends (a web table), or watch a logged game.
+
+    Prints one address per seat, each with its own secret token: only whoever has a seat's address can play it. The table listens on 127.0.0.1 (this machine) unless --host says otherwise.
+    """
+    from .main import _check_writable, _usage
+    screen = Screen()
+    if bot_delay < 0:
+        _usage(screen, f"--bot-delay must be 0 or more seconds, not {bot_delay}")
+    if replay_log is not None:
+        clash = [name for name, given in (("--players", players is not None), ("--seed", seed is not None),
+                                          ("--bots", bots is not None), ("--agent", bool(agent)), ("--log", log),
+                                          ("--set", bool(set_)), ("--variant", bool(variant)),
+                                          ("--card-set", bool(card_set)), ("--hand", bool(hand))) if given]
+        if clash:
+            _usage(screen, f"--replay shows a logged game as it was played: {', '.join(clash)} do not apply",
+                   "the log records the game's seed, players, options and variants")
+        _serve_replay(screen, replay_log, game, host, port, no_browser)
+        return
+    if game is None:
+        _usage(screen, "give the game's YAML file (e.g. rulesvm serve games/my_game.yaml), or --replay LOG")
+    _check_writable(screen, log, force, "log")
+    _serve_game(screen, game, players, seed, bots, agent, host, port, no_browser, log, bot_delay, no_undo,
+                card_set, set_, variant, hand)
+
+
+def _bot_seats(screen: Screen, bots: Optional[str], agent: Optional[List[str]], n: int) -> dict:
+    from rulesvm.interpreter.agents import AgentSpecError, make_agent
+
+    from .main import _parse_seat, _usage
+    specs = {}
+    for piece in (bots or "").split(","):
+        piece = piece.strip()
+        if piece:
+            specs[_parse_seat(screen, piece, n, "--bots")] = "random"
+    if bots is not None and not specs:
+        _usage(screen, "--bots: list seat numbers, e.g. --bots 2,3")
+    for a in agent or []:
+        seat_text, eq, name = a.partition("=")
+        if not eq or not name.strip():
+            _usage(screen, f"--agent {a}: write SEAT=NAME, e.g. 2=mcts:iterations=300")
+        specs[_parse_seat(screen, seat_text.strip(), n, "--agent")] = name.strip()
+    for s, spec in specs.items():
+        try:
+            make_agent(spec, 0)
+        except AgentSpecError as exc:
+            _usage(screen, f"seat {s + 1}: {exc}", "`rulesvm agents` lists the bots and their parameters")
+    return specs
+
+
+def _serve_game(screen, game, players, seed, bots, agent, host, port, no_browser, log, bot_delay, no_undo,
+                card_set, set_, variant, hand) -> None:
+    from rulesvm import api
+    from rulesvm.dsl.diagnostics import DiagnosticError
+    from rulesvm.interpreter import RulesRuntimeError
+    from rulesvm.web.server import create_app
+    from rulesvm.web.table import Table
+
+    from .main import _JsonlLog, _load, _parse_seat, _usage
+    g = _load(screen, game, card_set, variant, set_)
+    lo, hi, default = g.model.players
+    n = players if players is not None else default
+    if not lo <= n <= hi:
+        _usage(screen, f"{g.name} is for {lo}" + (f" to {hi}" if hi != lo else "") + f" players, not {n}",
+               f"use --players {lo}" + (f" to {hi}" if hi != lo else ""))
+    specs = _bot_seats(screen, bots, agent, n)
+    hands = {}
+    for h_arg in hand or []:
+        seat_text, eq, source = h_arg.partition("=")
+        if not eq:
+            _usage(screen, f"--hand {h_arg}: write SEAT=FILE or SEAT=PRESET")
+        s = _parse_seat(screen, seat_text, n, "--hand")
+        try:
+            hands[s] = api.read_hand(g, source)
+        except DiagnosticError as exc:
+            screen.diagnostics(exc.diagnostics)
+            screen.note(f"the hand for seat {s + 1} is not legal")
+            raise typer.Exit(1)
+        except ValueError as exc:
+            _usage(screen, str(exc))
+    sock = _listen(screen, host, port)
+    if seed is None:
+        seed = secrets.randbelow(10**9)
+    log_writer = None
+    if log:
+        log_dir = os.path.dirname(os.path.abspath(log))
+        header = {"game_path": os.path.relpath(g.path, log_dir),
+                  "card_sets": [os.path.relpath(os.path.abspath(c), log_dir) for c in g.card_sets],
+                  "variants": [v if v in g.model.variants else os.path.relpath(os.path.abspath(v), log_dir)
+                               for v in g.variants],
+                  "agents": {str(s + 1): specs.get(s, "human") for s in range(n)}}
+        log_writer = _JsonlLog(log, header)
+
+    def record(rec: dict) -> None:
+        log_writer(rec)
+        if rec["type"] in ("decision", "end", "undo"):
+            log_writer.fh.flush()       # the log is complete up to the last move, even if the table is killed
+
+    try:
+        table = Table(g, n, seed, specs, record=record if log_writer else None, bot_delay=bot_delay,
+                      undo=not no_undo, hands=hands)
+    except RulesRuntimeError as exc:
+        sock.close()
+        screen.runtime_error(exc)
+        raise typer.Exit(1)
+    except ValueError as exc:            # e.g. hands that need more copies than the game has
+        sock.close()
+        screen.error(str(exc))
+        raise typer.Exit(1)
+
+    def on_end(match) -> None:
+        if table.error:
+            screen.error(f"the game stopped: {table.error}")
+        else:
+            screen.result(match.result, {s: (f"bot {specs[s]}" if s in specs else "person") for s in range(n)}, g.name)
+        sys.stdout.flush()
+    table.on_end = on_end
+    port = sock.getsockname()[1]
+    base = f"http://{_url_host(host)}:{port}"
+    variants = f", variants {', '.join(g.variants)}" if g.variants else ""
+    screen.out.print(Text(f"{g.name}: {n} player{'s' if n != 1 else ''}, seed {seed}{variants}", style="bold"))
+    first = None
+    for s in range(n):
+        url = f"{base}/seat/{table.seat_token[s]}"
+        who = f"bot {specs[s]}, watch only" if s in specs else "a person"
+        screen.out.print(Text.assemble(f"  Player {s + 1} ({who}): ", (url, "cyan")))
+        if first is None and s not in specs:
+            first = url
+    if host in ("0.0.0.0", "::"):
+        screen.note("Others on the network: use this machine's address instead of "
+                    f"{_url_host(host).strip('[]')} in the addresses above.")
+    elif host != "127.0.0.1" and host != "localhost":
+        screen.note(f"Listening on {host}: anyone who can reach it and has a seat's address can play that seat.")
+    if log:
+        screen.note(f"Logging to {log} (replay it with `rulesvm serve --replay {log}`).")
+    screen.note("Give each player their own address. Ctrl-C stops the table.")
+    sys.stdout.flush()
+    if not no_browser:
+        _open_browser(first or f"{base}/seat/{table.seat_token[0]}")
+    try:
+        _run_server(create_app(table), sock)
+    finally:
+        if log_writer is not None:
+            log_writer.close()
+        screen.note("Table closed.")
+
+
+def _serve_replay(screen, path, game, host, port, no_browser) -> None:
+    from rulesvm.dsl.diagnostics import DiagnosticError
+    from rulesvm.interpreter import RulesRuntimeError
+    from rulesvm.replay import game_for_log, read_log
+    from rulesvm.web.replay import ReplayBook
+    from rulesvm.web.server import create_app
+
+    from .main import _usage
+    if game is not None and not os.path.exists(game):
+        _usage(screen, f"no such file: {game}")
+    try:
+        logged = read_log(path)
+        g = game_for_log(logged, game)
+        book = ReplayBook(logged, g)
+    except DiagnosticError as exc:
+        screen.diagnostics(exc.diagnostics)
+        raise typer.Exit(1)
+    except RulesRuntimeError as exc:
+        screen.runtime_error(exc)
+        raise typer.Exit(1)
+    except ValueError as exc:
+        _usage(screen, str(exc))
+    if book.problem:
+        screen.error(f"the replay stops early: {book.problem}",
+                     "the game files changed since the log was written; the viewer shows the game up to there")
+    sock = _listen(screen, host, port)
+    url = f"http://{_url_host(host)}:{sock.getsockname()[1]}/replay/{book.token}"
+    screen.out.print(Text(f"{g.name}: replay of {path} ({book.steps} decisions, seed {logged.start['seed']})",
+                          style="bold"))
+    screen.out.print(Text.assemble("  Replay: ", (url, "cyan")))
+    screen.note("Step with the arrow keys; view as any seat or with everything revealed. Ctrl-C stops.")
+    sys.stdout.flush()
+    if not no_browser:
+        _open_browser(url)
+    try:
+        _run_server(create_app(book=book), sock)
+    finally:
+        screen.note("Replay closed.")

@@ -1,0 +1,199 @@
+"""What one seat's page is sent: built from `Match.observation(seat)`, never from the state.
+
+The engine's observation already hides what a seat may not see (other hands as counts,
+face-down cards as backs, variables visible to their owner only, a secret decision's
+options). This module adds what a page needs around it, with the same care:
+
+- the pending decision, with its options' labels (the CLI's labels) and, for options that
+  are cards the seat can see, which card on the table each one is;
+- the public log: the rules' log lines (those sent `to` one player only reach that seat),
+  and the decisions: another seat's secret choice shows only that it was made, and a chosen
+  card the viewer cannot see where it went shows as "a card";
+- picture URLs for the faces of visible cards and for backs.
+
+Nothing here reads the match's seed, its generator or a hidden zone's contents.
+"""
+
+from __future__ import annotations
+
+import os
+
+from rulesvm.interpreter.observation import can_see_card
+
+EVERYONE = -1       # the replay viewer's "everything revealed"
+
+
+class Images:
+    """The picture files a game names (card `image:` keys, `layout.backs.NAME.image`), served
+    by number only: nothing else on disk can be reached through the server."""
+
+    def __init__(self, game):
+        self.files: list[str] = []
+        self.missing: list[str] = []
+        self.by_card: dict[str, str] = {}      # instance id -> URL
+        self.by_back: dict[str, str] = {}      # back name -> URL
+        prog = game.program
+        urls: dict = {}
+        for card_def in prog.model.cards:
+            if card_def.image:
+                base = os.path.dirname(os.path.abspath(card_def.source))
+                url = self._add(os.path.normpath(os.path.join(base, card_def.image)), urls)
+                if url:
+                    for iid in card_def.instance_ids:
+                        self.by_card[iid] = url
+        backs = (prog.model.layout or {}).get("backs") or {}
+        for name, hint in backs.items():
+            if isinstance(hint, dict) and hint.get("image"):
+                url = self._add(os.path.normpath(os.path.join(os.path.dirname(game.path), hint["image"])), urls)
+                if url:
+                    self.by_back[name] = url
+
+    def _add(self, path: str, urls: dict) -> str | None:
+        if path in urls:
+            return urls[path]
+        if not os.path.isfile(path):
+            if path not in self.missing:
+                self.missing.append(path)
+            urls[path] = None
+            return None
+        self.files.append(path)
+        urls[path] = f"/card-image/{len(self.files) - 1}"
+        return urls[path]
+
+    def path(self, number: int) -> str | None:
+        return self.files[number] if 0 <= number < len(self.files) else None
+
+    def decorate(self, zones: dict) -> None:
+        """Add `image` to every visible card of an observation's zones (in place)."""
+        if not self.by_card:
+            return
+
+        def walk(v):
+            if isinstance(v, list):
+                for x in v:
+                    walk(x)
+            elif isinstance(v, dict):
+                if "count" in v:
+                    for c in v.get("cards", ()):
+                        url = self.by_card.get(c.get("id"))
+                        if url:
+                            c["image"] = url
+                else:
+                    for x in v.values():
+                        walk(x)
+        walk(zones)
+
+
+class PublicLog:
+    """The game's story as each seat may read it.
+
+    `sink` takes the engine's events; `before_decision` / `after_decision` wrap each
+    answered decision (the visibility of a chosen card is judged where it lies afterwards).
+    """
+
+    def __init__(self):
+        self.entries: list[dict] = []
+
+    def sink(self, record: dict) -> None:
+        if record["type"] == "log":
+            self.entries.append({"kind": "log", "text": record["text"], "to": record.get("to")})
+
+    def note(self, text: str) -> None:
+        self.entries.append({"kind": "note", "text": text, "to": None})
+
+    def before_decision(self, match, index: int) -> dict:
+        d = match.decision
+        option = d.options[index]
+        cards = [option.value] if d.value_type == "card" and isinstance(option.value, int) else []
+        entry = {"kind": "decision", "player": d.player + 1, "label": option.label, "secret": d.secret,
+                 "prompt": d.prompt, "cards": cards, "hidden_from": [], "to": None}
+        self.entries.append(entry)
+        return entry
+
+    @staticmethod
+    def after_decision(match, entry: dict) -> None:
+        prog, st = match.program, match.state
+        hidden = set()
+        for c in entry.pop("cards"):
+            for seat in range(match.players):
+                if not can_see_card(prog, st, c, st.where[c], seat):
+                    hidden.add(seat + 1)
+        entry["hidden_from"] = sorted(hidden)
+
+    def truncate(self, length: int) -> None:
+        del self.entries[length:]
+
+    def for_seat(self, seat: int) -> list[dict]:
+        """The entries `seat` (0-based, or EVERYONE) may read, as {kind, text, player?}."""
+        viewer = seat + 1
+        out = []
+        for e in self.entries:
+            if e["to"] is not None and seat != EVERYONE and e["to"] != viewer:
+                continue
+            if e["kind"] != "decision":
+                out.append({"kind": e["kind"], "text": e["text"], "private": e["to"] is not None})
+                continue
+            who = e["player"]
+            if seat == EVERYONE or who == viewer:
+                text = f"Player {who}: {e['label']}" + (" (secret)" if e["secret"] else "")
+            elif e["secret"]:
+                text = f"Player {who} made a secret choice"
+            elif viewer in e["hidden_from"]:
+                text = f"Player {who} chose a card"
+            else:
+                text = f"Player {who}: {e['label']}"
+            out.append({"kind": "decision", "text": text, "player": who})
+        return out
+
+
+def observation(match, seat: int, images: Images | None = None) -> dict:
+    """The engine's observation for `seat`, without the decision parts (sent separately)."""
+    obs = match.observation(seat)
+    obs.pop("decision", None)
+    obs.pop("waiting_for", None)
+    obs.pop("result", None)
+    if images is not None:
+        images.decorate(obs["zones"])
+    return obs
+
+
+def decision_view(match, seat: int) -> dict | None:
+    """The pending decision as `seat` may see it: everything if it is its own (or EVERYONE),
+    else who is deciding and (unless the choice is secret) the question."""
+    d = match.decision
+    if d is None:
+        return None
+    if seat != EVERYONE and d.player != seat:
+        return {"player": d.player + 1, "mine": False, "secret": d.secret,
+                "prompt": None if d.secret else d.prompt}
+    prog, st = match.program, match.state
+    options = []
+    for i, o in enumerate(d.options):
+        entry = {"id": i, "label": o.label}
+        if d.value_type == "card" and isinstance(o.value, int) and not isinstance(o.value, bool) \
+                and 0 <= o.value < len(prog.card_ids):
+            look = d.player if seat == EVERYONE else seat
+            if can_see_card(prog, st, o.value, st.where[o.value], look):
+                entry["card"] = prog.card_ids[o.value]
+        options.append(entry)
+    picked = []
+    for v in d.picked:
+        if d.value_type == "card" and isinstance(v, int) and 0 <= v < len(prog.card_ids):
+            picked.append(prog.display_name(st, v))
+        else:
+            picked.append(v if isinstance(v, (str, int, bool)) or v is None else str(v))
+    return {"player": d.player + 1, "mine": True, "secret": d.secret, "prompt": d.prompt, "options": options,
+            "help": d.help, "confirm": d.confirm, "pass_index": d.pass_index, "kind": d.kind, "picked": picked}
+
+
+def card_var_defaults(match) -> dict:
+    """Each per-card variable's starting value (a card at it shows no badge)."""
+    prog = match.program
+    out = {}
+    for var, fn in zip(prog.model.vars_of("card"), prog.var_defaults["card"]):
+        try:
+            value = fn(match.rt, [None] * 8)
+        except Exception:       # a default that needs a running game: always show the variable
+            continue
+        out[var.name] = list(value) if isinstance(value, tuple) else value
+    return out
