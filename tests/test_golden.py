@@ -26,6 +26,8 @@ PLAYTHROUGHS = [
     ("games/mach_struggle.yaml", 2, 1),
     ("games/birthdays_fight.yaml", 2, 1),
     ("games/ufo_abduction.yaml", 1, 1),
+    ("games/alien_attack.yaml", 1, 1),
+    ("games/tutorial/crazy_eights.yaml", 3, 1),
 ]
 
 
