@@ -15,7 +15,7 @@ from __future__ import annotations
 from . import rng as R
 from .compiler import DONE
 from .errors import IllegalMove, RulesRuntimeError
-from .observation import observe
+from .observation import decision_for, observe
 from .runtime import Runtime
 from .state import Frame, GameState, state_from_json, state_to_json
 
@@ -202,6 +202,10 @@ class Match:
 
     def observation(self, seat: int) -> dict:
         return observe(self, seat)
+
+    def decision_for(self, seat: int):
+        """The pending decision as `seat` may read it (labels never name hidden cards)."""
+        return decision_for(self.program, self.state, self.state.pending, seat)
 
     # ------------------------------------------------------------------ stopping and editing
     @property

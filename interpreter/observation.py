@@ -148,11 +148,11 @@ def observe(match, seat: int) -> dict:
         pvars[v.name] = row
     obs = {"game": model.id, "seat": seat + 1 if seat >= 0 else None, "players": match.players,
            "zones": zones, "vars": gvars, "player_vars": pvars, "decisions": st.decisions}
-    d = st.pending
+    d = decision_for(prog, st, st.pending, seat)
     if d is not None:
         if seat < 0 or d.player == seat:
             obs["decision"] = {"player": d.player + 1, "prompt": d.prompt, "options": d.labels,
-                               "secret": d.secret, "picked": _picked(prog, d)}
+                               "secret": d.secret, "picked": picked_labels(prog, st, d)}
         else:
             obs["waiting_for"] = {"player": d.player + 1, "prompt": None if d.secret else d.prompt}
     if st.result is not None:
@@ -160,8 +160,35 @@ def observe(match, seat: int) -> dict:
     return obs
 
 
-def _picked(prog, d) -> list:
+def decision_for(prog, st, d, seat: int):
+    """The pending decision as `seat` may read it: where an option is a card the seat cannot
+    see (a face-down card, a card in a hidden zone), the card's name in its label becomes
+    "face-down card K", so a label never tells what the table hides. Other labels, and what
+    each option does, are unchanged."""
+    if d is None or d.value_type != "card" or seat < 0:
+        return d
+    options, hidden, changed = [], 0, False
+    for o in d.options:
+        v = o.value
+        if isinstance(v, int) and not isinstance(v, bool) and 0 <= v < len(prog.card_ids) \
+                and not can_see_card(prog, st, v, st.where[v], seat):
+            hidden += 1
+            label = o.label
+            for name in {prog.display_name(st, v), prog.card_names[v]}:
+                label = label.replace(name, f"face-down card {hidden}")
+            if label != o.label:
+                o = o._replace(label=label)
+                changed = True
+        options.append(o)
+    return d._replace(options=tuple(options)) if changed else d
+
+
+def picked_labels(prog, st, d) -> list:
+    """What a `choose_many` picked so far, as the decider reads it: cards by their name."""
     out = []
     for v in d.picked:
-        out.append(v if isinstance(v, (str, int, bool)) or v is None else str(v))
+        if d.value_type == "card" and isinstance(v, int) and not isinstance(v, bool) and 0 <= v < len(prog.card_ids):
+            out.append(prog.display_name(st, v))
+        else:
+            out.append(v if isinstance(v, (str, int, bool)) or v is None else str(v))
     return out

@@ -159,3 +159,43 @@ def test_clone_is_independent(giant_king):
     assert twin.is_over and not match.is_over
     random_playout(match, 1)
     assert match.result == twin.result
+
+
+def test_observation_names_the_cards_a_choose_many_picked(tmp_path):
+    """A seat choosing several cards sees the ones it picked so far by name, not by number."""
+    (tmp_path / "g.rules").write_text(
+        "kind fruit { }\nzone hand: per_player, visible(owner)\n"
+        "setup { move(box, hand(players[0])) }\n"
+        "game {\n  let picked = choose_many(hand(players[0]), by: players[0], min: 2, max: 2)\n"
+        "  end_game(scores: [count(picked)])\n}\n")
+    (tmp_path / "g.yaml").write_text(
+        "id: g\nname: G\nplayers: 1\nrules: g.rules\ncards:\n"
+        "  - {id: apple, kind: fruit, name: Apple}\n  - {id: pear, kind: fruit, name: Pear}\n"
+        "  - {id: plum, kind: fruit, name: Plum}\n")
+    match = api.new_game(api.load_game(str(tmp_path / "g.yaml")), seed=1)
+    first = match.decision.labels.index("Pear")
+    match.apply(first)
+    assert match.observation(0)["decision"]["picked"] == ["Pear"]
+
+
+def test_labels_never_name_a_card_the_decider_cannot_see(tmp_path):
+    """Picking blind from a face-down row: the seat's labels say "face-down card K"; the
+    full decision (logs, replays) keeps the names, and a visible card keeps its name."""
+    (tmp_path / "g.rules").write_text(
+        "kind fruit { }\nzone row: ordered, visible(all)\nzone open: visible(all), faceup\n"
+        "setup {\n  move(box, row, face: \"down\")\n  move(top(row), open)\n}\n"
+        "game {\n  let c = choose(row + open, by: players[0], label: x => \"take {x}\")\n"
+        "  end_game(scores: [1])\n}\n")
+    (tmp_path / "g.yaml").write_text(
+        "id: g\nname: G\nplayers: 1\nrules: g.rules\ncards:\n"
+        "  - {id: apple, kind: fruit, name: Apple}\n  - {id: pear, kind: fruit, name: Pear}\n"
+        "  - {id: plum, kind: fruit, name: Plum}\n")
+    match = api.new_game(api.load_game(str(tmp_path / "g.yaml")), seed=1)
+    full = match.decision.labels
+    seen = match.decision_for(0).labels
+    assert sorted(full) == ["take Apple", "take Pear", "take Plum"]
+    assert seen[:2] == ["take face-down card 1", "take face-down card 2"]
+    assert seen[2] == full[2] and seen[2] != "take face-down card 3"
+    assert match.observation(0)["decision"]["options"] == seen
+    from rulesvm.interpreter.agents.base import SeatView
+    assert SeatView(match, 0).decision.labels == seen

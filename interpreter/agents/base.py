@@ -17,7 +17,8 @@ class SeatView:
 
     @property
     def decision(self):
-        return self.match.decision
+        """The decision as this seat may read it: labels never name cards it cannot see."""
+        return self.match.decision_for(self.seat)
 
     @property
     def options(self) -> list:

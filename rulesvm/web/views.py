@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 
-from rulesvm.interpreter.observation import can_see_card
+from rulesvm.interpreter.observation import can_see_card, picked_labels
 
 EVERYONE = -1       # the replay viewer's "everything revealed"
 
@@ -167,21 +167,17 @@ def decision_view(match, seat: int) -> dict | None:
         return {"player": d.player + 1, "mine": False, "secret": d.secret,
                 "prompt": None if d.secret else d.prompt}
     prog, st = match.program, match.state
+    look = d.player if seat == EVERYONE else seat
+    d = match.decision_for(look)
     options = []
     for i, o in enumerate(d.options):
         entry = {"id": i, "label": o.label}
         if d.value_type == "card" and isinstance(o.value, int) and not isinstance(o.value, bool) \
                 and 0 <= o.value < len(prog.card_ids):
-            look = d.player if seat == EVERYONE else seat
             if can_see_card(prog, st, o.value, st.where[o.value], look):
                 entry["card"] = prog.card_ids[o.value]
         options.append(entry)
-    picked = []
-    for v in d.picked:
-        if d.value_type == "card" and isinstance(v, int) and 0 <= v < len(prog.card_ids):
-            picked.append(prog.display_name(st, v))
-        else:
-            picked.append(v if isinstance(v, (str, int, bool)) or v is None else str(v))
+    picked = picked_labels(prog, st, d)
     return {"player": d.player + 1, "mine": True, "secret": d.secret, "prompt": d.prompt, "options": options,
             "help": d.help, "confirm": d.confirm, "pass_index": d.pass_index, "kind": d.kind, "picked": picked}
 
