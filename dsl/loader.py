@@ -514,11 +514,10 @@ class GameLoader:
         from .layout import check_layout    # the web table's `layout:` hints (dsl/layout.py)
         self.reporter.extend(check_layout(data.get("layout"), self.checker.zones, self.checker.vars,
                                           self.checker.kinds, marks))
-        players = data["players"]
+        players, players_marks = data["players"], marks
         for spec in self.variant_specs:        # a variant may change the number of players
             if "players" in spec.data:
-                players = spec.data["players"]
-                marks = spec.marks
+                players, players_marks = spec.data["players"], spec.marks
         if isinstance(players, int):
             players = (players, players, players)
         else:
@@ -526,7 +525,7 @@ class GameLoader:
             default = players.get("default", hi)
             if lo > hi or not lo <= default <= hi:
                 self.reporter.error("E011", f"players: need min <= default <= max, found {lo}, {default}, {hi}",
-                                    marks.span(("players",)))
+                                    players_marks.span(("players",)))
             players = (lo, hi, default)
         if self.reporter.has_errors:
             raise DiagnosticError(self.reporter.diagnostics)

@@ -148,3 +148,18 @@ def test_a_variant_can_change_the_player_count():
     game = api.load_game(os.path.join(ROOT, "games", "mach_struggle.yaml"),
                          variants=[os.path.join(V, "two_players.yaml")])
     assert game.model.players == (2, 3, 3)
+
+
+def test_a_variant_with_players_keeps_positions_in_the_game_file(tmp_path):
+    """A variant that sets `players:` must not move the positions of the game file's other
+    mistakes (here a preset hand naming a card that does not exist) into the variant file."""
+    import shutil
+    shutil.copytree(os.path.join(ROOT, "games"), tmp_path / "games")
+    game = tmp_path / "games" / "birthdays_fight.yaml"
+    game.write_text(game.read_text().replace("A: [marion,", "A: [unicorn,"))
+    variant = tmp_path / "games" / "birthdays_fight" / "variants" / "two.yaml"
+    variant.write_text("variant: two\ndescription: still two\nbase: ../../birthdays_fight.yaml\nplayers: 2\n")
+    with pytest.raises(DiagnosticError) as info:
+        api.load_game(str(game), variants=[str(variant)])
+    where = [(os.path.basename(d.span.file), d.code) for d in info.value.diagnostics]
+    assert ("birthdays_fight.yaml", "E073") in where, where
