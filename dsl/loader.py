@@ -141,7 +141,7 @@ class GameLoader:
         self.sources.add(self.display, text)
         if not isinstance(data, dict):
             raise DiagnosticError([Diagnostic("E010", "a game file must be a YAML mapping with keys "
-                                              "`id`, `name`, `players`, `rules` and `cards`", Span(self.display, 1, 1))])
+                                              "`id`, `name`, `players` and `rules` (and usually `cards`)", Span(self.display, 1, 1))])
         diags = validate(data, GAME_SCHEMA, marks)
         if diags:
             raise DiagnosticError(diags)

@@ -101,7 +101,7 @@ GAME_SCHEMA = {
     "$id": "https://rulesvm.dev/schema/game.schema.json",
     "title": "rulesvm game file",
     "type": "object",
-    "required": ["id", "name", "players", "rules", "cards"],
+    "required": ["id", "name", "players", "rules"],
     "properties": {
         "id": {"type": "string", "pattern": NAME_PATTERN},
         "name": LOCALIZED_TEXT,
