@@ -106,6 +106,46 @@ def _check_writable(screen: Screen, path: Optional[str], force: bool, what: str)
         _usage(screen, f"{what} file {path} already exists", "choose another name, or add --force to overwrite it")
 
 
+def _log_header(g: api.Game, log: str, seat_specs: dict) -> dict:
+    """What a log's start record adds so `rulesvm replay` finds the game: the files, relative
+    to the log's folder, and each seat's agent."""
+    log_dir = os.path.dirname(os.path.abspath(log))
+    return {"game_path": os.path.relpath(g.path, log_dir),
+            "card_sets": [os.path.relpath(os.path.abspath(c), log_dir) for c in g.card_sets],
+            "variants": [v if v in g.model.variants else os.path.relpath(os.path.abspath(v), log_dir)
+                         for v in g.variants],
+            "agents": {str(s + 1): spec for s, spec in seat_specs.items()}}
+
+
+def _player_count(screen: Screen, g: api.Game, players: Optional[int]) -> int:
+    """--players, or the game's default; a count outside the game's range is a usage error."""
+    lo, hi, default = g.model.players
+    n = players if players is not None else default
+    if not lo <= n <= hi:
+        _usage(screen, f"{g.name} is for {lo}" + (f" to {hi}" if hi != lo else "") + f" players, not {n}",
+               f"use --players {lo}" + (f" to {hi}" if hi != lo else ""))
+    return n
+
+
+def _read_hands(screen: Screen, g: api.Game, hand: Optional[List[str]], n: int) -> dict:
+    """--hand SEAT=FILE|PRESET options: seat -> card ids; an illegal hand is a game error."""
+    hands = {}
+    for h_arg in hand or []:
+        seat_text, eq, source = h_arg.partition("=")
+        if not eq:
+            _usage(screen, f"--hand {h_arg}: write SEAT=FILE or SEAT=PRESET")
+        s = _parse_seat(screen, seat_text, n, "--hand")
+        try:
+            hands[s] = api.read_hand(g, source)
+        except DiagnosticError as exc:
+            screen.diagnostics(exc.diagnostics)
+            screen.note(f"the hand for seat {s + 1} is not legal")
+            raise typer.Exit(1)
+        except ValueError as exc:
+            _usage(screen, str(exc))
+    return hands
+
+
 @app.command()
 def run(
     game: str = GAME_ARG,
@@ -144,11 +184,7 @@ def run(
     _check_writable(screen, log, force, "log")
     _check_writable(screen, save, force, "save")
     g = _load(screen, game, card_set, variant, set_)
-    lo, hi, default = g.model.players
-    n = players if players is not None else default
-    if not lo <= n <= hi:
-        _usage(screen, f"{g.name} is for {lo}" + (f" to {hi}" if hi != lo else "") + f" players, not {n}",
-               f"use --players {lo}" + (f" to {hi}" if hi != lo else ""))
+    n = _player_count(screen, g, players)
     if seed is None:
         seed = secrets.randbelow(10**9)
     humans = {_parse_seat(screen, h, n, "--human") for h in (human or [])}
@@ -168,28 +204,10 @@ def run(
                 agents[s] = make_agent(specs.get(s, "random"), derive(seed, 1000 + s))
     except AgentSpecError as exc:
         _usage(screen, str(exc))
-    hands = {}
-    for h_arg in hand or []:
-        seat_text, eq, source = h_arg.partition("=")
-        if not eq:
-            _usage(screen, f"--hand {h_arg}: write SEAT=FILE or SEAT=PRESET")
-        s = _parse_seat(screen, seat_text, n, "--hand")
-        try:
-            hands[s] = api.read_hand(g, source)
-        except DiagnosticError as exc:
-            screen.diagnostics(exc.diagnostics)
-            screen.note(f"the hand for seat {s + 1} is not legal")
-            raise typer.Exit(1)
-        except ValueError as exc:
-            _usage(screen, str(exc))
+    hands = _read_hands(screen, g, hand, n)
     viewer = {h + 1 for h in humans} if humans else None
-    log_dir = os.path.dirname(os.path.abspath(log)) if log else os.getcwd()
-    header = {"game_path": os.path.relpath(g.path, log_dir),
-              "card_sets": [os.path.relpath(os.path.abspath(c), log_dir) for c in g.card_sets],
-              "variants": [v if v in g.model.variants else os.path.relpath(os.path.abspath(v), log_dir)
-                           for v in g.variants],
-              "agents": {str(s + 1): ("human" if s in humans else specs.get(s, "random")) for s in range(n)}}
-    log_writer = _JsonlLog(log, header) if log else None
+    seat_specs = {s: ("human" if s in humans else specs.get(s, "random")) for s in range(n)}
+    log_writer = _JsonlLog(log, _log_header(g, log, seat_specs)) if log else None
 
     def sink(record: dict) -> None:
         if log_writer is not None:
@@ -198,8 +216,6 @@ def run(
             screen.decision_echo(record, viewer)
         elif record["type"] in ("log", "start"):
             screen.event(record, viewer)
-
-    seat_specs = {s: ("human" if s in humans else specs.get(s, "random")) for s in range(n)}
 
     def on_save(match) -> str:
         api.save_match(match, g, save, agents, seat_specs)

@@ -169,46 +169,21 @@ def _bot_seats(screen: Screen, bots: Optional[str], agent: Optional[List[str]], 
 
 def _serve_game(screen, game, players, seed, bots, agent, host, port, no_browser, log, bot_delay, no_undo,
                 card_set, set_, variant, hand) -> None:
-    from rulesvm import api
-    from rulesvm.dsl.diagnostics import DiagnosticError
     from rulesvm.interpreter import RulesRuntimeError
     from rulesvm.web.server import create_app
     from rulesvm.web.table import Table
 
-    from .main import _JsonlLog, _load, _parse_seat, _usage
+    from .main import _JsonlLog, _load, _log_header, _player_count, _read_hands
     g = _load(screen, game, card_set, variant, set_)
-    lo, hi, default = g.model.players
-    n = players if players is not None else default
-    if not lo <= n <= hi:
-        _usage(screen, f"{g.name} is for {lo}" + (f" to {hi}" if hi != lo else "") + f" players, not {n}",
-               f"use --players {lo}" + (f" to {hi}" if hi != lo else ""))
+    n = _player_count(screen, g, players)
     specs = _bot_seats(screen, bots, agent, n)
-    hands = {}
-    for h_arg in hand or []:
-        seat_text, eq, source = h_arg.partition("=")
-        if not eq:
-            _usage(screen, f"--hand {h_arg}: write SEAT=FILE or SEAT=PRESET")
-        s = _parse_seat(screen, seat_text, n, "--hand")
-        try:
-            hands[s] = api.read_hand(g, source)
-        except DiagnosticError as exc:
-            screen.diagnostics(exc.diagnostics)
-            screen.note(f"the hand for seat {s + 1} is not legal")
-            raise typer.Exit(1)
-        except ValueError as exc:
-            _usage(screen, str(exc))
+    hands = _read_hands(screen, g, hand, n)
     sock = _listen(screen, host, port)
     if seed is None:
         seed = secrets.randbelow(10**9)
     log_writer = None
     if log:
-        log_dir = os.path.dirname(os.path.abspath(log))
-        header = {"game_path": os.path.relpath(g.path, log_dir),
-                  "card_sets": [os.path.relpath(os.path.abspath(c), log_dir) for c in g.card_sets],
-                  "variants": [v if v in g.model.variants else os.path.relpath(os.path.abspath(v), log_dir)
-                               for v in g.variants],
-                  "agents": {str(s + 1): specs.get(s, "human") for s in range(n)}}
-        log_writer = _JsonlLog(log, header)
+        log_writer = _JsonlLog(log, _log_header(g, log, {s: specs.get(s, "human") for s in range(n)}))
 
     def record(rec: dict) -> None:
         log_writer(rec)

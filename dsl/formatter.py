@@ -30,7 +30,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from . import ast as A
-from .parser import parse_rules
+from .parser import comment_start, parse_rules
 
 WIDTH = 100
 INDENT = "  "
@@ -327,21 +327,9 @@ def find_comments(text: str) -> list[Comment]:
     """Every `#` comment of a rules source, outside strings (strings never span lines)."""
     out = []
     for n, line in enumerate(text.splitlines(), 1):
-        in_string = False
-        i = 0
-        while i < len(line):
-            ch = line[i]
-            if in_string:
-                if ch == "\\":
-                    i += 1
-                elif ch == '"':
-                    in_string = False
-            elif ch == '"':
-                in_string = True
-            elif ch == "#":
-                out.append(Comment(n, line[i:].rstrip(), not line[:i].strip()))
-                break
-            i += 1
+        k = comment_start(line)
+        if k is not None:
+            out.append(Comment(n, line[k:].rstrip(), not line[:k].strip()))
     return out
 
 

@@ -438,24 +438,13 @@ def _unclosed_opener(text: str):
     for k, raw in enumerate(text.split("\n"), 1):
         code = _strip_comment(raw)
         indent = len(raw) - len(raw.lstrip(" \t"))
-        in_string = False
-        i = 0
-        while i < len(code):
-            ch = code[i]
-            if in_string:
-                if ch == "\\":
-                    i += 1
-                elif ch == '"':
-                    in_string = False
-            elif ch == '"':
-                in_string = True
-            elif ch == "{":
+        for i, ch in outside_strings(code):
+            if ch == "{":
                 stack.append((k, i + 1, indent))
             elif ch == "}" and stack:
                 oline, ocol, oindent = stack.pop()
                 if suspect is None and not code[:i].strip() and indent != oindent:
                     suspect = ((oline, ocol), k)
-            i += 1
     if suspect is not None:
         return suspect
     if stack:
@@ -478,21 +467,34 @@ def _strip_comments(text: str) -> str:
     return "\n".join(_strip_comment(ln) for ln in text.split("\n"))
 
 
-def _strip_comment(line: str) -> str:
-    """A line without its `#` comment (a `#` inside a string does not start one)."""
+def outside_strings(line: str):
+    """(index, character) of each character of a line that is not inside a string literal
+    (strings never span lines; quotes themselves are left out)."""
     in_string = False
     i = 0
     while i < len(line):
         ch = line[i]
-        if ch == "\\" and in_string:
-            i += 2
-            continue
-        if ch == '"':
-            in_string = not in_string
-        elif ch == "#" and not in_string:
-            return line[:i]
+        if in_string:
+            if ch == "\\":
+                i += 1
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        else:
+            yield i, ch
         i += 1
-    return line
+
+
+def comment_start(line: str) -> int | None:
+    """Where the line's `#` comment starts (a `#` inside a string does not start one)."""
+    return next((i for i, ch in outside_strings(line) if ch == "#"), None)
+
+
+def _strip_comment(line: str) -> str:
+    """A line without its `#` comment."""
+    k = comment_start(line)
+    return line if k is None else line[:k]
 
 
 def _syntax_diagnostic(exc: UnexpectedInput, path: str, text: str | None = None) -> Diagnostic:
