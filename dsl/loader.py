@@ -630,6 +630,11 @@ def check_option(model: GameModel, name: str, value):
     if isinstance(value, tuple) and not all(isinstance(v, (int, str, bool)) and not isinstance(v, float)
                                             for v in value):
         raise ValueError(f"option `{name}` is {opt.type}, not `{list(value)}`")
+    return _within_bounds(opt, name, value)
+
+
+def _within_bounds(opt, name: str, value):
+    """The value, if it lies in the option's declared range and choices."""
     if opt.range and not opt.range[0] <= value <= opt.range[1]:
         raise ValueError(f"option `{name}` must be between {opt.range[0]} and {opt.range[1]}, not {value}")
     if opt.choices and value not in opt.choices:
@@ -657,11 +662,7 @@ def option_value(model: GameModel, name: str, text: str):
         value = text
     else:
         raise ValueError(f"option `{name}` has type {opt.type}, which cannot be set from the command line")
-    if opt.range and not opt.range[0] <= value <= opt.range[1]:
-        raise ValueError(f"option `{name}` must be between {opt.range[0]} and {opt.range[1]}, not {value}")
-    if opt.choices and value not in opt.choices:
-        raise ValueError(f"option `{name}` must be one of {', '.join(map(str, opt.choices))}, not `{value}`")
-    return value
+    return _within_bounds(opt, name, value)
 
 
 __all__ = ["GameLoader", "load_game_model", "option_value", "check_option", "display_path", "resolve_inside",
