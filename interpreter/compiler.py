@@ -20,7 +20,7 @@ from .errors import RulesRuntimeError
 from .format import formatter
 from .limits import bounded_join, bounded_range
 from .program import CompiledProc, Program, ZoneInfo
-from .purity import ConstantAnalysis, is_plain_value_type
+from .purity import ConstantAnalysis, is_plain_value_type, recursive_functions
 from .runtime import BREAK, CONTINUE, Return, as_rules_error, rule_name
 from .state import Decision, Frame, Option
 
@@ -991,13 +991,19 @@ class Compiler:
         return default
 
     def func_body(self, func):
-        """The compiled body of a `func`, shared by every call; each call counts as a step,
-        so a function that recurses exponentially meets the step limit like a loop does."""
+        """The compiled body of a `func`, shared by every call. Each call of a function that
+        can recurse counts as a step, so one that recurses exponentially meets the step limit
+        like a loop does (other calls do bounded work and are not counted)."""
         bodies = self._func_bodies()
         name = func.name
         if name not in bodies:
             bodies[name] = None          # placeholder: a recursive call finds it at run time
             body = self.expr(func.decl.body)
+            if "_recursive" not in self.__dict__:
+                self._recursive = recursive_functions(self.res, self.m.funcs)
+            if name not in self._recursive:
+                bodies[name] = body
+                return bodies
             span, rule = func.decl.span, f"function `{name}`"
 
             def counted(rt, L):

@@ -16,6 +16,8 @@ Values of the language are immutable (tuples, strings, ints), so sharing one is 
 
 from __future__ import annotations
 
+from dataclasses import fields, is_dataclass
+
 from rulesvm.dsl import ast as A
 from rulesvm.dsl.types import Type
 
@@ -105,3 +107,38 @@ class ConstantAnalysis:
                         and all(self.is_constant(a, bound) for a in kind[2]))
             return False
         return False        # attributes (card and player fields), anything new
+
+
+def called_functions(res, e) -> set[str]:
+    """The names of the `func`s an expression calls directly."""
+    out: set[str] = set()
+    stack = [e]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, (list, tuple)):
+            stack.extend(x)
+        elif is_dataclass(x) and not isinstance(x, type):
+            if isinstance(x, A.Call):
+                kind = res.calls.get(x)
+                if kind is not None and kind[0] == "func":
+                    out.add(kind[1])
+            stack.extend(getattr(x, f.name) for f in fields(x) if f.name != "span")
+    return out
+
+
+def recursive_functions(res, funcs: dict) -> frozenset:
+    """The `func`s that can call themselves, directly or through others: only these can
+    make a call take unbounded work (the others' bodies are expressions of bounded size)."""
+    calls = {name: called_functions(res, f.decl.body) for name, f in funcs.items()}
+    out = set()
+    for name in funcs:
+        seen, todo = set(), list(calls[name])
+        while todo:
+            k = todo.pop()
+            if k == name:
+                out.add(name)
+                break
+            if k not in seen and k in calls:
+                seen.add(k)
+                todo.extend(calls[k])
+    return frozenset(out)

@@ -116,3 +116,17 @@ def test_same_game_with_and_without_constant_caching(tmp_path, monkeypatch):
     monkeypatch.setattr(ConstantAnalysis, "is_constant", lambda self, e, bound: False)
     fresh = transcript(_game(tmp_path), 2, 5)
     assert cached == fresh
+
+
+def test_recursive_functions_are_found_through_other_functions(tmp_path):
+    from rulesvm.interpreter.purity import recursive_functions
+    (tmp_path / "g.rules").write_text(
+        "func even(k: int) -> bool = if k == 0 then true else odd(k - 1)\n"
+        "func odd(k: int) -> bool = if k == 0 then false else even(k - 1)\n"
+        "func fact(k: int) -> int = if k < 2 then 1 else k * fact(k - 1)\n"
+        "func twice(k: int) -> int = fact(k) + fact(k)\n"
+        "func plain(k: int) -> int = k + 1\n"
+        "game { end_game(scores: [plain(twice(3)) + (if even(4) then 1 else 0)]) }\n")
+    (tmp_path / "g.yaml").write_text("id: g\nname: G\nplayers: 1\nrules: g.rules\n")
+    model = api.load_game(str(tmp_path / "g.yaml")).model
+    assert recursive_functions(model.resolution, model.funcs) == {"even", "odd", "fact"}
