@@ -46,7 +46,7 @@ CARD_ENTRY = {
         "back": {"type": "string", "description": "what the card's back shows; cards with the same back "
                  "look alike face down (default: one back for every card)"},
         "faces": {"type": "object", "description": "field values by orientation: `front`, `front 180`, `back`, ...",
-                  "propertyNames": {"pattern": r"^(front|back)( (0|90|180|270))?$"},
+                  "propertyNames": {"type": "string", "pattern": r"^(front|back)( (0|90|180|270))?$"},
                   "additionalProperties": {"type": "object"}},
     },
     "additionalProperties": True,
@@ -74,7 +74,7 @@ LAYOUT_SCHEMA = {
         "centre": {**_LAYOUT_AREA, "description": "shared zones in the middle of the table"},
         "player": {**_LAYOUT_AREA, "description": "per-player zones in each player's area"},
         "hide": {**_LAYOUT_NAMES, "description": "zones not drawn"},
-        "zones": {"type": "object", "propertyNames": {"pattern": NAME_PATTERN}, "additionalProperties": {
+        "zones": {"type": "object", "propertyNames": {"type": "string", "pattern": NAME_PATTERN}, "additionalProperties": {
             "type": "object", "additionalProperties": False, "properties": {
                 "style": {"enum": ["pile", "row", "column", "hand", "stack", "grid", "columns"]},
                 "label": {"type": "string"},
@@ -120,7 +120,7 @@ GAME_SCHEMA = {
         "cards": {"type": "array", "items": CARD_ENTRY},
         "card_sets": {"type": "array", "items": {"type": "string"}},
         "variants": {"type": "object", "additionalProperties": {"type": "string"},
-                     "propertyNames": {"pattern": NAME_PATTERN}},
+                     "propertyNames": {"type": "string", "pattern": NAME_PATTERN}},
         "layout": LAYOUT_SCHEMA,
         "max_steps": {"type": "integer", "minimum": 1000},
         "hands": {
@@ -194,7 +194,7 @@ def card_data_schema(kinds: dict) -> dict:
             if req:
                 required.append(name)
         face_props["name"] = LOCALIZED_TEXT     # the name shown while the card lies this way
-        props["faces"] = {"type": "object", "propertyNames": {"pattern": FACE_KEY},
+        props["faces"] = {"type": "object", "propertyNames": {"type": "string", "pattern": FACE_KEY},
                           "additionalProperties": {"type": "object", "properties": face_props,
                                                    "additionalProperties": False}}
         branches.append({"if": {"properties": {"kind": {"const": kind}}},
@@ -222,6 +222,11 @@ def _describe(error: jsonschema.ValidationError, prefix=()) -> tuple[str, str | 
     if v == "required":
         missing = error.message.split("'")[1] if "'" in error.message else error.message
         return f"missing required key `{missing}` in {where}", None
+    if "propertyNames" in error.schema_path and v == "type":
+        key = "null" if error.instance is None else str(error.instance).lower() \
+            if isinstance(error.instance, bool) else error.instance
+        return (f"a key in `{where}` is not a name: YAML reads it as {_yaml_type(error.instance)} `{key}`",
+                "put the key in quotes, or choose a name made of letters, digits and `_`")
     if v == "additionalProperties":
         extra = sorted(set(error.instance) - set(error.schema.get("properties", {})), key=str)
         allowed = ", ".join(f"`{k}`" for k in sorted(error.schema.get("properties", {})))

@@ -36,7 +36,7 @@ VARIANT_SCHEMA = {
                                "properties": {"min": {"type": "integer", "minimum": 1, "maximum": 16},
                                               "max": {"type": "integer", "minimum": 1, "maximum": 16},
                                               "default": {"type": "integer", "minimum": 1, "maximum": 16}}}]},
-        "options": {"type": "object", "propertyNames": {"pattern": NAME_PATTERN}},
+        "options": {"type": "object", "propertyNames": {"type": "string", "pattern": NAME_PATTERN}},
         "cards": {
             "type": "object", "additionalProperties": False,
             "properties": {

@@ -118,3 +118,24 @@ def test_mcts_survives_the_solo_ufo_game_more_often_than_random():
     assert 0 < rate < 0.3
     p = binomial_tail(done, 12, rate)
     assert p < 0.05, f"mcts completed {done}/12 games, random {rate:.3f} (p = {p:.3f})"
+
+
+def _score_moments(summary) -> tuple[float, float, int]:
+    pairs = summary["score_histograms"][0]
+    n = sum(c for _, c in pairs)
+    mean = sum(s * c for s, c in pairs) / n
+    return mean, sum(c * (s - mean) ** 2 for s, c in pairs) / (n - 1), n
+
+
+def test_mcts_scores_higher_than_random_in_alien_attack():
+    """Solo Alien Attack: random play almost never wins, so compare scores (damaged
+    mothership sections and cannon levels). MCTS playouts are cut at `depth` and judged by
+    the game's `evaluate`."""
+    from rulesvm.simulate import SimConfig, simulate
+    from rulesvm.stats import welch_p
+    aa = os.path.join(ROOT, "games", "alien_attack.yaml")
+    base = _score_moments(simulate(SimConfig(aa, n=200, seed=1)))
+    bot = _score_moments(simulate(SimConfig(aa, n=16, seed=1, agents=("mcts:iterations=20,depth=12",), chunk=8),
+                                  jobs=2))
+    p = welch_p(*bot, *base)
+    assert bot[0] > base[0] and p < 0.05, f"mcts mean score {bot[0]:.1f}, random {base[0]:.1f} (p = {p:.3f})"

@@ -183,6 +183,7 @@ class MCTSAgent(Agent):
         self.depth = depth
         self.seconds = seconds
         self.scale = 10.0
+        self.eval_scale = 1.0
 
     def get_state(self):
         return str(self.state)
@@ -257,7 +258,14 @@ class MCTSAgent(Agent):
             s = (m.result.get("scores") or {}).get("1")
             if isinstance(s, (int, float)) and abs(s) > self.scale:
                 self.scale = float(abs(s))
-        values = leaf_rewards(m, self.scale)
+        if not m.is_over and m.players == 1 and m.program.evaluator() is not None:
+            # A solo playout cut at `depth`: judge it by the game's evaluate, squashed to [0, 1]
+            # against the largest value seen so far.
+            v = m.program.evaluator()(m.rt, 0)
+            self.eval_scale = max(self.eval_scale, abs(v))
+            values = [0.5 + 0.5 * v / self.eval_scale]
+        else:
+            values = leaf_rewards(m, self.scale)
         for n in path:
             n.visits += 1
             n.total += values[n.player]
