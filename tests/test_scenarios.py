@@ -79,3 +79,19 @@ def test_rulesvm_test_command_summary_and_exit_code():
     assert bad.returncode == 1
     assert "FAIL" in bad.stdout and "0 passed, 6 failed" in bad.stdout
     assert "Traceback" not in bad.stdout + bad.stderr
+
+
+def test_at_start_checks_the_state_before_the_game_block_runs(tmp_path):
+    (tmp_path / "g.rules").write_text(
+        "var x: int = 0\nsetup { x = 1 }\n"
+        "game {\n  x = 2\n  let c = choose([\"a\", \"b\"], by: players[0])\n  end_game(scores: [x])\n}\n")
+    (tmp_path / "g.yaml").write_text("id: g\nname: G\nplayers: 1\nrules: g.rules\n")
+    scenario = tmp_path / "s.scenario.yaml"
+    scenario.write_text("game: g.yaml\nat: start\nsteps:\n  - expect: \"x == 1\"\n"
+                        "  - expect_decision: {by: 1}\n  - expect: \"x == 2\"\n")
+    result = run_scenario(str(scenario))
+    assert result.passed, result.message
+    # Without `at: start` the game has already gone on to its first decision.
+    scenario.write_text("game: g.yaml\nsteps:\n  - expect: \"x == 1\"\n")
+    result = run_scenario(str(scenario))
+    assert not result.passed and "x == 1" in result.message

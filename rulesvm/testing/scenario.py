@@ -60,6 +60,10 @@ ACTIONS = ("note", "choose", "reject", "expect", "expect_options", "expect_optio
            "expect_zone", "expect_log", "expect_no_log", "expect_event", "expect_result", "expect_over",
            "expect_phase", "expect_decision", "play_until", "play_to_end")
 
+# Steps that only read the state: they may run while an `at: start` scenario is paused.
+STATE_CHECKS = frozenset({"expect", "expect_zone", "expect_log", "expect_no_log", "expect_event", "expect_phase",
+                          "expect_over"})
+
 SCENARIO_SCHEMA = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "title": "rulesvm scenario",
@@ -75,8 +79,10 @@ SCENARIO_SCHEMA = {
         "options": {"type": "object"},
         "variants": {"type": "array", "items": {"type": "string"}},
         "card_sets": {"type": "array", "items": {"type": "string"}},
-        "at": {"type": "object", "additionalProperties": False, "required": ["phase"],
-               "properties": {"phase": {"type": "string"}, "occurrence": {"type": "integer", "minimum": 1}}},
+        "at": {"oneOf": [
+            {"const": "start", "description": "stop right after the setup block, before the game block runs"},
+            {"type": "object", "additionalProperties": False, "required": ["phase"],
+             "properties": {"phase": {"type": "string"}, "occurrence": {"type": "integer", "minimum": 1}}}]},
         "setup": {"type": "object", "additionalProperties": False,
                   "properties": {"zones": {"type": "object"}, "vars": {"type": "object"},
                                  "player_vars": {"type": "object"}, "card_vars": {"type": "object"}}},
@@ -484,6 +490,8 @@ def _step(run: _Run, index: int, step: dict) -> None:
         return                              # a note: nothing to do
     action = actions[0]
     aspan = run.marks.span(path + (action,))
+    if match.paused and action not in STATE_CHECKS:
+        match.resume()                      # `at: start`: the game block begins with the first move
     if action in ("choose", "reject"):
         if match.decision is None:
             raise ScenarioFailure("no decision is pending" + (" (the game is over)" if match.is_over else ""),
@@ -631,9 +639,10 @@ def run_scenario(path: str) -> ScenarioResult:
         at = data.get("at")
         try:
             if at is not None or data.get("setup"):
-                _reach(run, at)
+                _reach(run, None if at == "start" else at)
                 apply_setup(run)
-                run.match.resume()
+                if at != "start":
+                    run.match.resume()      # `at: start` stays paused until a step needs the game to go on
             else:
                 run.match = api.new_game(game, data.get("players"), data.get("seed", 0), sink=run.events.append,
                                          debug=True)
