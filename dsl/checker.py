@@ -19,6 +19,8 @@ from .types import (ABILITY, ANY, BOOL, CARD, CARDS, INT, NONE, PLAYER, SIMPLE, 
                     ZONE, Type, assignable, elem_of, is_listish, join, lambda_of, list_of,
                     substitute, tuple_of, unify)
 
+ANY_LIST = list_of(ANY)
+
 BUILTIN_EVENTS = {
     "moved": (("card", CARD), ("source", ZONE), ("target", ZONE)),
     "phase_start": (("phase", TEXT),),
@@ -987,6 +989,12 @@ class Checker:
                 param_t = substitute(p.type.elem, binding)
                 t = self._lambda(a, param_t, scope, frame)
                 self.res.types[a] = t
+            elif isinstance(a, A.ListLit) and p.type == ANY_LIST:
+                # Where any values are welcome (`end_game`'s ranking: seats and tie groups),
+                # a list literal's items may differ in type.
+                for item in a.items:
+                    self.expr(item, scope, frame)
+                t = self.res.types[a] = ANY_LIST
             else:
                 t = self.expr(a, scope, frame)
             if p.type == CARDLIKE:

@@ -8,6 +8,7 @@ import os
 import pytest
 
 from rulesvm import api
+from rulesvm.dsl.diagnostics import DiagnosticError
 from rulesvm.interpreter import IllegalMove, Match, RunawayError
 from rulesvm.interpreter.rng import below, seed_state
 
@@ -199,3 +200,17 @@ def test_labels_never_name_a_card_the_decider_cannot_see(tmp_path):
     assert match.observation(0)["decision"]["options"] == seen
     from rulesvm.interpreter.agents.base import SeatView
     assert SeatView(match, 0).decision.labels == seen
+
+
+def test_a_ranking_mixes_seats_and_tie_groups(tmp_path):
+    """`end_game(ranking: [w, [a, b]])`: a winner, then two players tied; a mixed list
+    literal anywhere else is still a type error."""
+    (tmp_path / "g.rules").write_text(
+        "game {\n  end_game(ranking: [players[2], [players[0], players[1]]])\n}\n")
+    (tmp_path / "g.yaml").write_text("id: g\nname: G\nplayers: 3\nrules: g.rules\n")
+    match = api.new_game(api.load_game(str(tmp_path / "g.yaml")), seed=1)
+    assert match.result["ranking"] == [3, [1, 2]]
+    (tmp_path / "g.rules").write_text("game {\n  let xs = [players[2], [players[0]]]\n  end_game(ranking: xs)\n}\n")
+    with pytest.raises(DiagnosticError) as info:
+        api.load_game(str(tmp_path / "g.yaml"))
+    assert [d.code for d in info.value.diagnostics] == ["E303"]
