@@ -22,10 +22,10 @@ node = dataclass(frozen=True, eq=False, slots=True)
 class TypeExpr:
     span: Span
     name: str
-    arg: "TypeExpr | None" = None
+    args: tuple = ()        # of TypeExpr: list[T] has one, tuple[A, B, ...] one per item
 
     def __str__(self) -> str:
-        return f"{self.name}[{self.arg}]" if self.arg else self.name
+        return f"{self.name}[{', '.join(map(str, self.args))}]" if self.args else self.name
 
 
 # ----------------------------------------------------------------------------- expressions

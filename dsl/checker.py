@@ -66,16 +66,24 @@ class _Frame:
 
 
 def resolve_type(texpr: A.TypeExpr, reporter: Reporter) -> Type:
-    if texpr.arg is not None:
+    if texpr.args:
+        args = [resolve_type(a, reporter) for a in texpr.args]
+        if texpr.name == "tuple":
+            return tuple_of(*args)
         if texpr.name != "list":
-            reporter.error("E301", f"unknown generic type `{texpr.name}`", texpr.span, "only `list[...]` takes a type")
+            reporter.error("E301", f"unknown generic type `{texpr.name}`", texpr.span,
+                           "`list[T]` and `tuple[A, B, ...]` take types")
             return ANY
-        return list_of(resolve_type(texpr.arg, reporter))
+        if len(args) != 1:
+            reporter.error("E301", f"`list` takes one type, found {len(args)}", texpr.span,
+                           "a list's items have one type: `list[int]`; for fixed positions use `tuple[int, text]`")
+            return ANY
+        return list_of(args[0])
     t = SIMPLE.get(texpr.name)
     if t is None:
         reporter.error("E301", f"unknown type `{texpr.name}`", texpr.span,
                        did_you_mean(texpr.name, list(SIMPLE) + ["list"]) or
-                       "types are int, bool, text, card, player, zone, ability, any and list[T]")
+                       "types are int, bool, text, card, player, zone, ability, any, list[T] and tuple[A, B, ...]")
         return ANY
     return t
 

@@ -192,7 +192,7 @@ class _Builder(Transformer):
 
     @v_args(meta=True)
     def generic_type(self, meta, c):
-        return A.TypeExpr(self._span(meta), str(c[0]), c[1])
+        return A.TypeExpr(self._span(meta), str(c[0]), tuple(c[1:]))
 
     # --- statements
     @v_args(meta=True)

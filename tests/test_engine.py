@@ -214,3 +214,19 @@ def test_a_ranking_mixes_seats_and_tie_groups(tmp_path):
     with pytest.raises(DiagnosticError) as info:
         api.load_game(str(tmp_path / "g.yaml"))
     assert [d.code for d in info.value.diagnostics] == ["E303"]
+
+
+def test_tuple_types_in_annotations(tmp_path):
+    (tmp_path / "g.rules").write_text(
+        "var best: tuple[int, text] = (0, \"none\")\n"
+        "func label(plan: tuple[int, text]) -> text = \"{plan[1]} ({plan[0]})\"\n"
+        "game {\n  best = (3, \"attack\")\n  log(label(best))\n  end_game(scores: [best[0]])\n}\n")
+    (tmp_path / "g.yaml").write_text("id: g\nname: G\nplayers: 1\nrules: g.rules\n")
+    lines = []
+    match = api.new_game(api.load_game(str(tmp_path / "g.yaml")), seed=1,
+                         sink=lambda r: lines.append(r.get("text")) if r["type"] == "log" else None)
+    assert match.result["scores"] == {"1": 3} and "attack (3)" in lines
+    (tmp_path / "g.rules").write_text("var best: list[int, text] = []\ngame { best = (1, \"x\") }\n")
+    with pytest.raises(DiagnosticError) as info:
+        api.load_game(str(tmp_path / "g.yaml"))
+    assert "E301" in [d.code for d in info.value.diagnostics]
