@@ -127,14 +127,21 @@ def _player_count(screen: Screen, g: api.Game, players: Optional[int]) -> int:
     return n
 
 
+def _seat_pairs(screen: Screen, items: Optional[List[str]], n: int, option: str, form: str) -> list:
+    """SEAT=VALUE options (`--agent 2=random`, `--hand 1=A`) as (0-based seat, value)."""
+    out = []
+    for item in items or []:
+        seat_text, eq, value = item.partition("=")
+        if not eq or not value.strip():
+            _usage(screen, f"{option} {item}: write {form}")
+        out.append((_parse_seat(screen, seat_text.strip(), n, option), value.strip()))
+    return out
+
+
 def _read_hands(screen: Screen, g: api.Game, hand: Optional[List[str]], n: int) -> dict:
     """--hand SEAT=FILE|PRESET options: seat -> card ids; an illegal hand is a game error."""
     hands = {}
-    for h_arg in hand or []:
-        seat_text, eq, source = h_arg.partition("=")
-        if not eq:
-            _usage(screen, f"--hand {h_arg}: write SEAT=FILE or SEAT=PRESET")
-        s = _parse_seat(screen, seat_text, n, "--hand")
+    for s, source in _seat_pairs(screen, hand, n, "--hand", "SEAT=FILE or SEAT=PRESET"):
         try:
             hands[s] = api.read_hand(g, source)
         except DiagnosticError as exc:
@@ -189,11 +196,7 @@ def run(
         seed = secrets.randbelow(10**9)
     humans = {_parse_seat(screen, h, n, "--human") for h in (human or [])}
     specs = {}
-    for a in agent or []:
-        seat_text, eq, name = a.partition("=")
-        if not eq:
-            _usage(screen, f"--agent {a}: write SEAT=NAME, e.g. 2=random")
-        s = _parse_seat(screen, seat_text, n, "--agent")
+    for s, name in _seat_pairs(screen, agent, n, "--agent", "SEAT=NAME, e.g. 2=random"):
         if s in humans:
             _usage(screen, f"seat {s + 1} is both --human and --agent")
         specs[s] = name

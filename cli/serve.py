@@ -146,7 +146,7 @@ def serve(
 def _bot_seats(screen: Screen, bots: Optional[str], agent: Optional[List[str]], n: int) -> dict:
     from rulesvm.interpreter.agents import AgentSpecError, make_agent
 
-    from .main import _parse_seat, _usage
+    from .main import _parse_seat, _seat_pairs, _usage
     specs = {}
     for piece in (bots or "").split(","):
         piece = piece.strip()
@@ -154,11 +154,8 @@ def _bot_seats(screen: Screen, bots: Optional[str], agent: Optional[List[str]], 
             specs[_parse_seat(screen, piece, n, "--bots")] = "random"
     if bots is not None and not specs:
         _usage(screen, "--bots: list seat numbers, e.g. --bots 2,3")
-    for a in agent or []:
-        seat_text, eq, name = a.partition("=")
-        if not eq or not name.strip():
-            _usage(screen, f"--agent {a}: write SEAT=NAME, e.g. 2=mcts:iterations=300")
-        specs[_parse_seat(screen, seat_text.strip(), n, "--agent")] = name.strip()
+    for s, name in _seat_pairs(screen, agent, n, "--agent", "SEAT=NAME, e.g. 2=mcts:iterations=300"):
+        specs[s] = name
     for s, spec in specs.items():
         try:
             make_agent(spec, 0)
