@@ -949,6 +949,16 @@ class Checker:
                      did_you_mean(name, candidates))
         return ANY
 
+    def _check_named(self, a, what: str) -> None:
+        """A literal text that must name a card field or a card kind of the game."""
+        if not (isinstance(a, A.StrLit) and all(isinstance(p, str) for p in a.parts)):
+            return
+        name = "".join(a.parts)
+        known = self.field_types if what == "field" else self.kinds
+        if name not in known:
+            self.r.error("E228", f"no card {what} is called `{name}`", a.span,
+                         did_you_mean(name, list(known)) or f"the {what}s are: {', '.join(sorted(known)) or 'none'}")
+
     def _check_args(self, e: A.Call, params, scope, frame, what: str) -> None:
         if e.kwargs:
             self.r.error("E305", f"{what} takes no keyword arguments", e.kwargs[0].span)
@@ -1005,6 +1015,8 @@ class Checker:
                 t = self.res.types[a] = ANY_LIST
             else:
                 t = self.expr(a, scope, frame)
+            if p.names:
+                self._check_named(a, p.names)
             if p.type == CARDLIKE:
                 ok = t in (CARD, ZONE, ANY, NONE) or (t.name == "list" and assignable(t, CARDS))
             else:

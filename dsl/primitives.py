@@ -24,6 +24,7 @@ class PParam:
     type: Type
     default: object = REQUIRED   # a Python value, or REQUIRED
     doc: str = ""
+    names: str = ""              # "field" or "kind": a literal text argument must name one (E228)
 
     @property
     def required(self) -> bool:
@@ -149,7 +150,15 @@ _ALL = [
               "zone_index(zone_of(c))"),
     Primitive("zone_owner", (P("zone", ZONE),), PLAYER, "function",
               "The player a zone belongs to, or none for a shared zone.", "zone_owner(z)"),
-    Primitive("cards_of_kind", (P("kind", TEXT),), CARDS, "function",
+    Primitive("field_at", (P("card", CARD), P("field", TEXT, names="field"), P("side", TEXT, "front"), P("turn", INT, 0)),
+              ANY, "function",
+              "A field's value as printed on a side (`front`/`back`) and end (0, 90, 180, 270) of a card, "
+              "however the card lies now (`c.field` reads the way it lies).",
+              "field_at(danger, \"effects\", side: \"back\", turn: 180)"),
+    Primitive("name_at", (P("card", CARD), P("side", TEXT, "front"), P("turn", INT, 0)), TEXT, "function",
+              "A card's name as printed on a side and end, however it lies now.",
+              "name_at(c, side: \"back\")"),
+    Primitive("cards_of_kind", (P("kind", TEXT, names="kind"),), CARDS, "function",
               "Every card of a kind, wherever it is, in card order.", "cards_of_kind(\"knight\")"),
     Primitive("card", (P("id", TEXT),), CARD, "function",
               "The card with this id (`id` for a single card, `id#n` for the n-th copy).",

@@ -10,6 +10,7 @@ primitives (`choose`, `choose_many`) are lowered by the compiler to VM instructi
 
 from __future__ import annotations
 
+from rulesvm.dsl.model import Formula
 from rulesvm.dsl.primitives import PRIMITIVES
 from rulesvm.dsl.types import ANY, CARD, ZONE
 
@@ -400,6 +401,57 @@ def _position(a):
 def _zone_owner(a):
     z = a.fn("zone")
     return lambda rt, L: rt.prog.zone_owner[z(rt, L)]
+
+
+def _side_and_turn(side: str, turn: int, span) -> tuple:
+    if side not in ("front", "back") or turn % 90 or not 0 <= turn < 360:
+        raise RulesRuntimeError(f"no side `{side}` at {turn} degrees", span, None, "R014",
+                                "side is `front` or `back`; turn is 0, 90, 180 or 270")
+    return (0 if side == "front" else 1), turn
+
+
+def _printed(table: dict, key: tuple, default):
+    """What a card shows on a side and end: that end's own value, else the side's, else the card's."""
+    for k in (key, (key[0], None)):
+        if k in table:
+            return table[k]
+    return default
+
+
+@implements("field_at")
+def _field_at(a):
+    card, field, side, turn = a.fn("card"), a.fn("field"), a.fn("side"), a.fn("turn")
+    prog, span = a.c.prog, a.node.span
+
+    def run(rt, L):
+        c = card(rt, L)
+        if c is None:
+            raise RulesRuntimeError("`field_at` of none", span, None, "R008")
+        name = field(rt, L)
+        key = _side_and_turn(side(rt, L), turn(rt, L), span)
+        plain = prog.card_fields.get(name)
+        default = plain[c] if plain is not None else None
+        faces = (prog.face_fields.get(name) or [None] * len(prog.card_ids))[c]
+        value = _printed(faces, key, default) if faces else default
+        if isinstance(value, Formula):          # a computed field: its value now
+            return a.c._formulas(name)[c](rt, c)
+        return value
+    return run
+
+
+@implements("name_at")
+def _name_at(a):
+    card, side, turn = a.fn("card"), a.fn("side"), a.fn("turn")
+    prog, span = a.c.prog, a.node.span
+
+    def run(rt, L):
+        c = card(rt, L)
+        if c is None:
+            raise RulesRuntimeError("`name_at` of none", span, None, "R008")
+        key = _side_and_turn(side(rt, L), turn(rt, L), span)
+        names = prog.face_names[c] if prog.face_names is not None else None
+        return _printed(names, key, prog.card_names[c]) if names else prog.card_names[c]
+    return run
 
 
 @implements("cards_of_kind")
