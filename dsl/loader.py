@@ -99,11 +99,13 @@ def _located(diags, span: Span) -> list[Diagnostic]:
 
 
 def _localized(value) -> dict:
+    """A name or description as {language: text}; a value of another type (already reported
+    by the schema check) is kept as its text so the other checks can go on."""
     if value is None:
         return {}
-    if isinstance(value, str):
-        return {"en": value}
-    return dict(value)
+    if isinstance(value, dict):
+        return {str(k): str(v) for k, v in value.items()}
+    return {"en": str(value)}
 
 
 def _read_text(path: str, display: str, span: Span) -> str:
