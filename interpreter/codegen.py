@@ -434,6 +434,8 @@ def proc_runner_source(gen: "PyGen", cb, code) -> str:
                     w(line)
             if head is not None:
                 w(f"{pad}elif r is CONTINUE:")
+                w(f"{pad}    rt.steps += 1")
+                w(f"{pad}    if rt.steps > rt.max_steps: rt.tick({gen.name(cb.ops[k][1], 'S')}, {cb.rule!r})")
                 for line in goto(head, pad + "    ", halt=True):
                     w(line)
             w(f"{pad}else:")

@@ -1153,6 +1153,7 @@ class _CodeBuilder:
         if loop is not None:
             loop.breaks.append(index)     # patched to the loop's end, used on BREAK
         head = loop.head if loop is not None else None
+        rule = self.rule
 
         def make(i, t, fix):
             nxt = i + 1
@@ -1167,6 +1168,7 @@ class _CodeBuilder:
                 elif r is BREAK:
                     fr.pc = end
                 elif r is CONTINUE:
+                    rt.tick(span, rule)     # back to the loop's head: a step, as at its end
                     fr.pc = head
                 elif exit_pc is not None:
                     fr.pc = exit_pc

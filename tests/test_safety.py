@@ -355,3 +355,21 @@ def test_endless_recursion_in_a_default_is_a_runtime_error(tmp_path):
     with pytest.raises(RulesRuntimeError):
         run_rules(tmp_path, "func down(k: int) -> int = down(k + 1)\nvar start: int = down(0)\n"
                             "game { end_game(scores: [start]) }\n")
+
+
+@pytest.mark.parametrize("codegen", [True, False])
+@pytest.mark.parametrize("body", [
+    "loop {\n    continue\n    let c = choose([1, 2], by: players[0])\n  }",
+    "while true {\n    if n >= 0 { continue }\n    let c = choose([1, 2], by: players[0])\n  }",
+])
+def test_continue_in_a_loop_that_can_pause_counts_steps(tmp_path, body, codegen):
+    """A loop whose body can ask a decision runs on the VM; `continue` jumps back to its
+    head, and that jump is a step like the loop's own end (found by the fuzz campaign)."""
+    from rulesvm.interpreter import Match
+    from rulesvm.interpreter.compiler import compile_program
+    path = game_with(tmp_path, f"var n: int = 0\ngame {{\n  {body}\n  end_game(scores: [n])\n}}\n")
+    game = api.load_game(path)
+    program = compile_program(game.model, game.options, codegen=codegen)
+    with pytest.raises(RulesRuntimeError) as info:
+        Match(program, seed=1, max_steps=20_000)
+    assert info.value.code == "R002"
