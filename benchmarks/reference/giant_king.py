@@ -20,24 +20,9 @@ top, as in the interpreter.
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 from rulesvm.interpreter import rng as R
 
-
-class Option(NamedTuple):
-    label: str
-    value: object
-
-
-class Decision(NamedTuple):
-    player: int          # 0-based seat
-    prompt: str
-    options: list        # of Option (a list or a tuple)
-
-    @property
-    def labels(self) -> list[str]:
-        return [o.label for o in self.options]
+from .driver import Decision, GeneratorGame, Option
 
 
 # ---------------------------------------------------------------------- the cards
@@ -127,7 +112,7 @@ def formation_met(cond: int, nums: list, counts: dict) -> bool:
 
 # ---------------------------------------------------------------------- the game
 
-class Game:
+class Game(GeneratorGame):
     def __init__(self, players: int = 4, seed: int = 0, laps: int = 2, max_cards_per_turn: int = 3):
         if not 3 <= players <= 4:
             raise ValueError(f"Giant King is for 3 to 4 players, not {players}")
@@ -136,29 +121,7 @@ class Game:
         self.laps = laps
         self.max_cards = max_cards_per_turn
         self.rng = R.seed_state(seed)
-        self.result = None
-        self.decision = None
-        self.decisions_made = 0
-        self._game = self._play()
-        self.decision = self._game.send(None)
-
-    @property
-    def is_over(self) -> bool:
-        return self.result is not None
-
-    @property
-    def legal_options(self) -> list:
-        return list(self.decision.options) if self.decision is not None else []
-
-    def apply(self, index: int) -> None:
-        d = self.decision
-        if d is None:
-            raise ValueError("no decision is pending")
-        self.decisions_made += 1
-        try:
-            self.decision = self._game.send(d.options[index].value)
-        except StopIteration:
-            self.decision = None
+        self._start()
 
     # ------------------------------------------------------------------ the rules
     def _play(self):

@@ -24,20 +24,7 @@ from typing import NamedTuple
 
 from rulesvm.interpreter import rng as R
 
-
-class Option(NamedTuple):
-    label: str
-    value: object
-
-
-class Decision(NamedTuple):
-    player: int          # 0-based seat
-    prompt: str
-    options: tuple       # of Option
-
-    @property
-    def labels(self) -> list[str]:
-        return [o.label for o in self.options]
+from .driver import Decision, GeneratorGame, Option
 
 
 # A maneuver's code -> how far the fighter moves, and whether it attacks.
@@ -64,7 +51,7 @@ ROLL_OPTIONS = (Option("No roll", -1), Option("Roll round 1", 0), Option("Roll r
 ROLL_PROMPT = "Leader: lay one maneuver sideways to roll?"
 
 
-class Game:
+class Game(GeneratorGame):
     def __init__(self, players: int = 2, seed: int = 0, target_score: int = 6, max_gap: int = 2):
         if players != 2:
             raise ValueError(f"Mach Struggle is for 2 players, not {players}")
@@ -73,29 +60,7 @@ class Game:
         self.target = target_score
         self.max_gap = max_gap
         self.rng = R.seed_state(seed)
-        self.result = None
-        self.decision = None
-        self.decisions_made = 0
-        self._game = self._play()
-        self.decision = self._game.send(None)
-
-    @property
-    def is_over(self) -> bool:
-        return self.result is not None
-
-    @property
-    def legal_options(self) -> list:
-        return list(self.decision.options) if self.decision is not None else []
-
-    def apply(self, index: int) -> None:
-        d = self.decision
-        if d is None:
-            raise ValueError("no decision is pending")
-        self.decisions_made += 1
-        try:
-            self.decision = self._game.send(d.options[index].value)
-        except StopIteration:
-            self.decision = None
+        self._start()
 
     def _win(self, p: int) -> None:
         score = self.score
