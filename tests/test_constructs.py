@@ -12,6 +12,7 @@ from rulesvm.dsl.diagnostics import DiagnosticError
 from rulesvm.interpreter.observation import observe
 
 from .conftest import ROOT, load
+from .helpers import write_game
 
 GAME = os.path.join(ROOT, "tests", "games", "constructs.yaml")
 
@@ -173,25 +174,24 @@ def test_indexed_zone_out_of_range_is_a_runtime_error():
 
 
 def test_field_at_and_name_at_read_any_side_without_turning_the_card(tmp_path):
-    (tmp_path / "g.rules").write_text(
+    path = write_game(tmp_path,
         "kind ship { hull: int; power: int = 0 }\nzone space: visible(all)\n"
         "var seen: list[any] = []\n"
         "setup { move(box, space, face: \"up\") }\n"
         "game {\n  let c = card(\"scout\")\n"
         "  seen = [field_at(c, \"hull\", side: \"back\"), field_at(c, \"hull\", turn: 180),\n"
         "          field_at(c, \"hull\"), name_at(c, side: \"back\"), name_at(c), c.hull, c.faceup]\n"
-        "  end_game(scores: [0])\n}\n")
-    (tmp_path / "g.yaml").write_text(
-        "id: g\nname: G\nplayers: 1\nrules: g.rules\ncards:\n"
-        "  - id: scout\n    kind: ship\n    name: Scout\n    hull: 1\n"
-        "    faces:\n      back: {hull: 3, name: Advanced ship}\n      front 180: {hull: 0, name: Damaged scout}\n")
-    match = api.new_game(api.load_game(str(tmp_path / "g.yaml")), seed=1)
+        "  end_game(scores: [0])\n}\n",
+        cards="- id: scout\n  kind: ship\n  name: Scout\n  hull: 1\n"
+              "  faces:\n    back: {hull: 3, name: Advanced ship}\n    front 180: {hull: 0, name: Damaged scout}")
+    match = api.new_game(api.load_game(path), seed=1)
     seen = match.state.gvars[[v.name for v in match.program.model.vars_of("global")].index("seen")]
     assert list(seen) == [3, 0, 1, "Advanced ship", "Scout", 1, True]
     # A field no kind declares is an error where it is written.
-    (tmp_path / "g.rules").write_text("kind ship { hull: int }\ngame { end_game(scores: [field_at(card(\"scout\"), \"hul\")]) }\n")
-    (tmp_path / "g.yaml").write_text("id: g\nname: G\nplayers: 1\nrules: g.rules\ncards:\n  - {id: scout, kind: ship, hull: 1}\n")
+    path = write_game(tmp_path, "kind ship { hull: int }\n"
+                      "game { end_game(scores: [field_at(card(\"scout\"), \"hul\")]) }\n",
+                      cards="- {id: scout, kind: ship, hull: 1}")
     with pytest.raises(DiagnosticError) as info:
-        api.load_game(str(tmp_path / "g.yaml"))
+        api.load_game(path)
     assert [(d.code, d.span.line, d.span.col) for d in info.value.diagnostics] == [("E228", 2, 50)]
     assert "did you mean `hull`" in info.value.diagnostics[0].hint

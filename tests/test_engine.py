@@ -13,7 +13,7 @@ from rulesvm.interpreter import IllegalMove, Match, RunawayError
 from rulesvm.interpreter.rng import below, seed_state
 
 from .conftest import ROOT, load
-from .helpers import random_playout
+from .helpers import random_playout, write_game
 
 
 def _advance(match, state, k):
@@ -162,18 +162,18 @@ def test_clone_is_independent(giant_king):
     assert match.result == twin.result
 
 
+FRUITS = "- {id: apple, kind: fruit, name: Apple}\n- {id: pear, kind: fruit, name: Pear}\n" \
+         "- {id: plum, kind: fruit, name: Plum}"
+
+
 def test_observation_names_the_cards_a_choose_many_picked(tmp_path):
     """A seat choosing several cards sees the ones it picked so far by name, not by number."""
-    (tmp_path / "g.rules").write_text(
+    path = write_game(tmp_path,
         "kind fruit { }\nzone hand: per_player, visible(owner)\n"
         "setup { move(box, hand(players[0])) }\n"
         "game {\n  let picked = choose_many(hand(players[0]), by: players[0], min: 2, max: 2)\n"
-        "  end_game(scores: [count(picked)])\n}\n")
-    (tmp_path / "g.yaml").write_text(
-        "id: g\nname: G\nplayers: 1\nrules: g.rules\ncards:\n"
-        "  - {id: apple, kind: fruit, name: Apple}\n  - {id: pear, kind: fruit, name: Pear}\n"
-        "  - {id: plum, kind: fruit, name: Plum}\n")
-    match = api.new_game(api.load_game(str(tmp_path / "g.yaml")), seed=1)
+        "  end_game(scores: [count(picked)])\n}\n", cards=FRUITS)
+    match = api.new_game(api.load_game(path), seed=1)
     first = match.decision.labels.index("Pear")
     match.apply(first)
     assert match.observation(0)["decision"]["picked"] == ["Pear"]
@@ -182,16 +182,12 @@ def test_observation_names_the_cards_a_choose_many_picked(tmp_path):
 def test_labels_never_name_a_card_the_decider_cannot_see(tmp_path):
     """Picking blind from a face-down row: the seat's labels say "face-down card K"; the
     full decision (logs, replays) keeps the names, and a visible card keeps its name."""
-    (tmp_path / "g.rules").write_text(
+    path = write_game(tmp_path,
         "kind fruit { }\nzone row: ordered, visible(all)\nzone open: visible(all), faceup\n"
         "setup {\n  move(box, row, face: \"down\")\n  move(top(row), open)\n}\n"
         "game {\n  let c = choose(row + open, by: players[0], label: x => \"take {x}\")\n"
-        "  end_game(scores: [1])\n}\n")
-    (tmp_path / "g.yaml").write_text(
-        "id: g\nname: G\nplayers: 1\nrules: g.rules\ncards:\n"
-        "  - {id: apple, kind: fruit, name: Apple}\n  - {id: pear, kind: fruit, name: Pear}\n"
-        "  - {id: plum, kind: fruit, name: Plum}\n")
-    match = api.new_game(api.load_game(str(tmp_path / "g.yaml")), seed=1)
+        "  end_game(scores: [1])\n}\n", cards=FRUITS)
+    match = api.new_game(api.load_game(path), seed=1)
     full = match.decision.labels
     seen = match.decision_for(0).labels
     assert sorted(full) == ["take Apple", "take Pear", "take Plum"]
@@ -205,28 +201,27 @@ def test_labels_never_name_a_card_the_decider_cannot_see(tmp_path):
 def test_a_ranking_mixes_seats_and_tie_groups(tmp_path):
     """`end_game(ranking: [w, [a, b]])`: a winner, then two players tied; a mixed list
     literal anywhere else is still a type error."""
-    (tmp_path / "g.rules").write_text(
-        "game {\n  end_game(ranking: [players[2], [players[0], players[1]]])\n}\n")
-    (tmp_path / "g.yaml").write_text("id: g\nname: G\nplayers: 3\nrules: g.rules\n")
-    match = api.new_game(api.load_game(str(tmp_path / "g.yaml")), seed=1)
+    path = write_game(tmp_path, "game {\n  end_game(ranking: [players[2], [players[0], players[1]]])\n}\n",
+                      players=3)
+    match = api.new_game(api.load_game(path), seed=1)
     assert match.result["ranking"] == [3, [1, 2]]
-    (tmp_path / "g.rules").write_text("game {\n  let xs = [players[2], [players[0]]]\n  end_game(ranking: xs)\n}\n")
+    path = write_game(tmp_path, "game {\n  let xs = [players[2], [players[0]]]\n  end_game(ranking: xs)\n}\n",
+                      players=3)
     with pytest.raises(DiagnosticError) as info:
-        api.load_game(str(tmp_path / "g.yaml"))
+        api.load_game(path)
     assert [d.code for d in info.value.diagnostics] == ["E303"]
 
 
 def test_tuple_types_in_annotations(tmp_path):
-    (tmp_path / "g.rules").write_text(
+    path = write_game(tmp_path,
         "var best: tuple[int, text] = (0, \"none\")\n"
         "func label(plan: tuple[int, text]) -> text = \"{plan[1]} ({plan[0]})\"\n"
         "game {\n  best = (3, \"attack\")\n  log(label(best))\n  end_game(scores: [best[0]])\n}\n")
-    (tmp_path / "g.yaml").write_text("id: g\nname: G\nplayers: 1\nrules: g.rules\n")
     lines = []
-    match = api.new_game(api.load_game(str(tmp_path / "g.yaml")), seed=1,
+    match = api.new_game(api.load_game(path), seed=1,
                          sink=lambda r: lines.append(r.get("text")) if r["type"] == "log" else None)
     assert match.result["scores"] == {"1": 3} and "attack (3)" in lines
-    (tmp_path / "g.rules").write_text("var best: list[int, text] = []\ngame { best = (1, \"x\") }\n")
+    path = write_game(tmp_path, "var best: list[int, text] = []\ngame { best = (1, \"x\") }\n")
     with pytest.raises(DiagnosticError) as info:
-        api.load_game(str(tmp_path / "g.yaml"))
+        api.load_game(path)
     assert "E301" in [d.code for d in info.value.diagnostics]

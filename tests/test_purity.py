@@ -8,6 +8,8 @@ from rulesvm.dsl import ast as A
 from rulesvm.interpreter.purity import ConstantAnalysis, is_plain_value_type
 from rulesvm.dsl.types import CARD, INT, TEXT, list_of, tuple_of
 
+from .helpers import write_game
+
 RULES = """
 kind token { name_tag: text }
 zone table: ordered, visible(all)
@@ -120,13 +122,12 @@ def test_same_game_with_and_without_constant_caching(tmp_path, monkeypatch):
 
 def test_recursive_functions_are_found_through_other_functions(tmp_path):
     from rulesvm.interpreter.purity import recursive_functions
-    (tmp_path / "g.rules").write_text(
+    path = write_game(tmp_path,
         "func even(k: int) -> bool = if k == 0 then true else odd(k - 1)\n"
         "func odd(k: int) -> bool = if k == 0 then false else even(k - 1)\n"
         "func fact(k: int) -> int = if k < 2 then 1 else k * fact(k - 1)\n"
         "func twice(k: int) -> int = fact(k) + fact(k)\n"
         "func plain(k: int) -> int = k + 1\n"
         "game { end_game(scores: [plain(twice(3)) + (if even(4) then 1 else 0)]) }\n")
-    (tmp_path / "g.yaml").write_text("id: g\nname: G\nplayers: 1\nrules: g.rules\n")
-    model = api.load_game(str(tmp_path / "g.yaml")).model
+    model = api.load_game(path).model
     assert recursive_functions(model.resolution, model.funcs) == {"even", "odd", "fact"}

@@ -9,6 +9,7 @@ import sys
 from rulesvm.testing.scenario import run_scenario
 
 from .conftest import ROOT
+from .helpers import write_game
 
 HERE = os.path.join(ROOT, "tests", "scenarios")
 
@@ -82,10 +83,8 @@ def test_rulesvm_test_command_summary_and_exit_code():
 
 
 def test_at_start_checks_the_state_before_the_game_block_runs(tmp_path):
-    (tmp_path / "g.rules").write_text(
-        "var x: int = 0\nsetup { x = 1 }\n"
-        "game {\n  x = 2\n  let c = choose([\"a\", \"b\"], by: players[0])\n  end_game(scores: [x])\n}\n")
-    (tmp_path / "g.yaml").write_text("id: g\nname: G\nplayers: 1\nrules: g.rules\n")
+    write_game(tmp_path, "var x: int = 0\nsetup { x = 1 }\n"
+               "game {\n  x = 2\n  let c = choose([\"a\", \"b\"], by: players[0])\n  end_game(scores: [x])\n}\n")
     scenario = tmp_path / "s.scenario.yaml"
     scenario.write_text("game: g.yaml\nat: start\nsteps:\n  - expect: \"x == 1\"\n"
                         "  - expect_decision: {by: 1}\n  - expect: \"x == 2\"\n")
