@@ -148,9 +148,10 @@ def observe(match, seat: int) -> dict:
         pvars[v.name] = row
     obs = {"game": model.id, "seat": seat + 1 if seat >= 0 else None, "players": match.players,
            "zones": zones, "vars": gvars, "player_vars": pvars, "decisions": st.decisions}
-    d = decision_for(prog, st, st.pending, seat)
+    d = st.pending
     if d is not None:
         if seat < 0 or d.player == seat:
+            d = decision_for(prog, st, d, seat)
             obs["decision"] = {"player": d.player + 1, "prompt": d.prompt, "options": d.labels,
                                "secret": d.secret, "picked": picked_labels(prog, st, d)}
         else:
@@ -174,7 +175,8 @@ def decision_for(prog, st, d, seat: int):
                 and not can_see_card(prog, st, v, st.where[v], seat):
             hidden += 1
             label = o.label
-            for name in {prog.display_name(st, v), prog.card_names[v]}:
+            # Longest first, in a fixed order: the result must not depend on set order.
+            for name in sorted({prog.display_name(st, v), prog.card_names[v]}, key=lambda n: (-len(n), n)):
                 label = label.replace(name, f"face-down card {hidden}")
             if label != o.label:
                 o = o._replace(label=label)
