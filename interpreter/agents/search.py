@@ -258,10 +258,11 @@ class MCTSAgent(Agent):
             s = (m.result.get("scores") or {}).get("1")
             if isinstance(s, (int, float)) and abs(s) > self.scale:
                 self.scale = float(abs(s))
-        if not m.is_over and m.players == 1 and m.program.evaluator() is not None:
+        evaluate = m.program.evaluator() if not m.is_over and m.players == 1 else None
+        if evaluate is not None:
             # A solo playout cut at `depth`: judge it by the game's evaluate, squashed to [0, 1]
             # against the largest value seen so far.
-            v = m.program.evaluator()(m.rt, 0)
+            v = evaluate(m.rt, 0)
             self.eval_scale = max(self.eval_scale, abs(v))
             values = [0.5 + 0.5 * v / self.eval_scale]
         else:
