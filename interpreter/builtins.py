@@ -574,6 +574,9 @@ def _move(a):
     const_face = a.const("face")
     if at is not _NOT_CONST and const_face is not _NOT_CONST:
         bottom = at == "bottom"
+        if a.type("cards") == CARD:
+            card = a.fn("cards")
+            return lambda rt, L: rt.move_card(to(rt, L), card(rt, L), bottom, const_face, span)
 
         def fast(rt, L):
             dest = to(rt, L)
@@ -618,40 +621,12 @@ def _shuffle(a):
     return lambda rt, L: rt.shuffle_zone(z(rt, L))
 
 
-def _card_action(a, effect):
-    c = a.fn("card")
-    span = a.node.span
-    name = a.node.func.id
+# Card actions: one function each, called by the closures below and by generated code
+# (codegen.py), so both back ends share their meaning. `value` is the degrees argument of
+# `rotate`/`set_turn` (None for the others).
 
-    def run(rt, L):
-        card = c(rt, L)
-        if card is None:
-            raise RulesRuntimeError(f"`{name}` of none", span, None, "R008")
-        effect(rt, card, L)
-        if rt.sink is not None:         # no record to build when nobody listens (bots, rollouts)
-            rt.sink({"type": name, "card": rt.prog.card_ids[card]})
-    return run
-
-
-@implements("flip")
-def _flip(a):
-    def effect(rt, card, L):
-        rt.st.faceup[card] = not rt.st.faceup[card]
-    return _card_action(a, effect)
-
-
-@implements("face_up")
-def _face_up(a):
-    def effect(rt, card, L):
-        rt.st.faceup[card] = True
-    return _card_action(a, effect)
-
-
-@implements("face_down")
-def _face_down(a):
-    def effect(rt, card, L):
-        rt.st.faceup[card] = False
-    return _card_action(a, effect)
+def _no_card(name, span):
+    return RulesRuntimeError(f"`{name}` of none", span, None, "R008")
 
 
 def _check_degrees(value, span):
@@ -660,24 +635,62 @@ def _check_degrees(value, span):
     return value
 
 
-@implements("rotate")
-def _rotate(a):
-    deg = a.fn("degrees")
+def flip_card(rt, card, value, span) -> None:
+    if card is None:
+        raise _no_card("flip", span)
+    rt.st.faceup[card] = not rt.st.faceup[card]
+    if rt.sink is not None:         # no record to build when nobody listens (bots, rollouts)
+        rt.sink({"type": "flip", "card": rt.prog.card_ids[card]})
+
+
+def face_up_card(rt, card, value, span) -> None:
+    if card is None:
+        raise _no_card("face_up", span)
+    rt.st.faceup[card] = True
+    if rt.sink is not None:
+        rt.sink({"type": "face_up", "card": rt.prog.card_ids[card]})
+
+
+def face_down_card(rt, card, value, span) -> None:
+    if card is None:
+        raise _no_card("face_down", span)
+    rt.st.faceup[card] = False
+    if rt.sink is not None:
+        rt.sink({"type": "face_down", "card": rt.prog.card_ids[card]})
+
+
+def rotate_card(rt, card, value, span) -> None:
+    if card is None:
+        raise _no_card("rotate", span)
+    rt.st.turn[card] = (rt.st.turn[card] + _check_degrees(value, span)) % 360
+    if rt.sink is not None:
+        rt.sink({"type": "rotate", "card": rt.prog.card_ids[card]})
+
+
+def set_turn_card(rt, card, value, span) -> None:
+    if card is None:
+        raise _no_card("set_turn", span)
+    rt.st.turn[card] = _check_degrees(value, span) % 360
+    if rt.sink is not None:
+        rt.sink({"type": "set_turn", "card": rt.prog.card_ids[card]})
+
+
+CARD_ACTIONS = {"flip": flip_card, "face_up": face_up_card, "face_down": face_down_card,
+                "rotate": rotate_card, "set_turn": set_turn_card}
+
+
+def _card_action(a):
+    act = CARD_ACTIONS[a.node.func.id]
+    c = a.fn("card")
     span = a.node.span
-
-    def effect(rt, card, L):
-        rt.st.turn[card] = (rt.st.turn[card] + _check_degrees(deg(rt, L), span)) % 360
-    return _card_action(a, effect)
-
-
-@implements("set_turn")
-def _set_turn(a):
+    if "degrees" not in a.nodes:
+        return lambda rt, L: act(rt, c(rt, L), None, span)
     deg = a.fn("degrees")
-    span = a.node.span
+    return lambda rt, L: act(rt, c(rt, L), deg(rt, L), span)
 
-    def effect(rt, card, L):
-        rt.st.turn[card] = _check_degrees(deg(rt, L), span) % 360
-    return _card_action(a, effect)
+
+for _name in CARD_ACTIONS:
+    implements(_name)(_card_action)
 
 
 @implements("log")

@@ -14,20 +14,34 @@ debugging (`rulesvm` never writes it to disk).
 from __future__ import annotations
 
 import itertools
+import re
 
 from rulesvm.dsl import ast as A
 from rulesvm.dsl.types import ANY, BOOL, CARD, INT, PLAYER, ZONE
 
+from .builtins import CARD_ACTIONS
 from .errors import RulesRuntimeError
 from .format import formatter
 from .limits import bounded_join, bounded_range
-from .runtime import BREAK, CONTINUE, Return
+from .purity import recursive_functions, syntax_nodes
+from .runtime import BREAK, CONTINUE, Return, list_item, zone_item
+from .state import Option
 
 _ids = itertools.count()
 
 
 class _Unsupported(Exception):
     pass
+
+
+# Argument sources cheap and harmless to repeat, so an inlined function may read them where
+# it reads its parameter (anything else is bound once, in order, with `:=`).
+_SIMPLE = re.compile(r"^(L\[\d+\]|st\.gvars\[\d+\]|-?\d+|\(-\d+\)|None|True|False|rt\.n|_a\d+|'[^'\\]*')$")
+
+# A function body larger than this (in syntax nodes) is called, not inlined.
+_INLINE_NODES = 40
+
+_NOT_LITERAL = object()
 
 
 def _div(a, b):
@@ -52,6 +66,11 @@ class PyGen:
                          "RulesRuntimeError": RulesRuntimeError, "_raise": _raise}
         self.sources: list = []
         self._consts: dict = {}
+        # While a function body is written inline: its parameter slots -> the caller's sources.
+        self._subst: dict | None = None
+        # Inside a comprehension's iterable, where Python forbids `:=`.
+        self._in_iterable = 0
+        self._inlinable: dict = {}
 
     # ------------------------------------------------------------------ namespace
     def name(self, value, prefix: str = "k") -> str:
@@ -64,7 +83,15 @@ class PyGen:
         return n
 
     def closure_call(self, e) -> str:
+        if self._subst is not None and not self.c.consts.is_constant(e, frozenset()):
+            raise _Unsupported("a closure would read the inlined function's locals")
         return f"{self.name(self.c._expr(e), 'c')}(rt, L)"
+
+    def _temp(self, prefix: str) -> str:
+        """A fresh Python name bound with `:=` (or _Unsupported where Python forbids that)."""
+        if self._in_iterable:
+            raise _Unsupported("`:=` in a comprehension's iterable")
+        return f"_{prefix}{next(_ids)}"
 
     def build(self, src_body: str, fname: str):
         code = f"def {fname}(rt, L):\n    st = rt.st\n{src_body}"
@@ -155,6 +182,8 @@ class PyGen:
     def _name(self, e) -> str:
         kind, detail = self.res.names[e]
         if kind == "local":
+            if self._subst is not None:
+                return self._subst[detail]
             return f"L[{detail}]"
         if kind == "global":
             return f"st.gvars[{detail}]"
@@ -165,7 +194,7 @@ class PyGen:
             return str(self.c.zone_base[detail])
         if kind == "const":
             if detail == "players":
-                return "tuple(range(rt.n))"
+                return "rt.players"
             if detail == "player_count":
                 return "rt.n"
         if kind == "ability":
@@ -181,10 +210,12 @@ class PyGen:
             return f"st.cvars[{detail}][{obj}]"
         if kind == "field":
             prog = self.c.prog
-            if prog.face_fields.get(detail) is None and self.c._formulas(detail) is None:
-                table = {c: v for c, v in enumerate(prog.card_fields[detail])}
-                table[None] = None
-                return f"{self.name(table, 'F')}[{obj}]"
+            if self.c._formulas(detail) is None:
+                if prog.face_fields.get(detail) is None:
+                    table = {c: v for c, v in enumerate(prog.card_fields[detail])}
+                    table[None] = None
+                    return f"{self.name(table, 'F')}[{obj}]"
+                return f"{self.name(self._face_reader(detail), 'R')}(st, {obj})"
             return self.closure_call(e)
         if kind == "pprop":
             return f"({obj} + 1)"
@@ -230,10 +261,21 @@ class PyGen:
             return f"{self.name(bounded_join, 'f')}({a}, {b}, {self.name(e.span, 'S')})"
         return f"({a} {op} {b})"
 
+    def _face_reader(self, detail: str):
+        memo = self.__dict__.setdefault("_readers", {})
+        if detail not in memo:
+            memo[detail] = self.c.face_reader(detail)
+        return memo[detail]
+
     def _comprehension(self, e) -> str:
         slot = self.res.slots[e]
         # An expression never moves cards, so a comprehension can walk a zone's list itself.
-        seq = f"st.zones[{self.expr(e.iterable)}]" if self.res.types.get(e.iterable) == ZONE else self.expr(e.iterable)
+        self._in_iterable += 1
+        try:
+            seq = f"st.zones[{self.expr(e.iterable)}]" if self.res.types.get(e.iterable) == ZONE \
+                else self.expr(e.iterable)
+        finally:
+            self._in_iterable -= 1
         elem = self.expr(e.elem)
         if e.cond is None:
             return f"tuple([{elem} for L[{slot}] in {seq}])"
@@ -242,11 +284,27 @@ class PyGen:
     def _index(self, e) -> str:
         obj_t = self.res.types.get(e.obj)
         idx = self.expr(e.index)
-        if obj_t == ZONE:
-            return f"{self.name(_zone_index, 'f')}(st.zones[{self.expr(e.obj)}], {idx}, {self.name(e.span, 'S')})"
         if obj_t is not None and obj_t.name == "tuple":
             return f"{self.expr(e.obj)}[{idx}]"
-        return self.closure_call(e)      # bounds and none checks with the rules' message
+        span = self.name(e.span, "S")
+        if obj_t == ZONE:
+            seq, check, null = f"st.zones[{self.expr(e.obj)}]", self.name(zone_item, "f"), ""
+        else:
+            seq, check, null = self.expr(e.obj), self.name(list_item, "f"), " or ()"
+        if self._in_iterable:
+            return f"{check}({seq}, {idx}, {span})"
+        # Inline, as Python indexes (the same bounds, read once in the common case of a
+        # non-negative index); the helper handles negative indices and words the errors.
+        x = self._temp("x")
+        if re.fullmatch(r"\d+", idx) and not null:
+            return f"({x}[{idx}] if len({x} := {seq}) > {idx} else {check}({x}, {idx}, {span}))"
+        i = self._temp("i")
+        if null:
+            # A list may be none: test it before its length, but read the index anyway (as
+            # the closure does) so the error is the same.
+            return (f"({x}[{i}] if (({x} := {seq}) is not None) & (len({x}{null}) > ({i} := {idx}) >= 0) "
+                    f"else {check}({x}, {i}, {span}))")
+        return f"({x}[{i}] if len({x} := {seq}) > ({i} := {idx}) >= 0 else {check}({x}, {i}, {span}))"
 
     def _call(self, e) -> str:
         kind = self.res.calls[e]
@@ -271,13 +329,90 @@ class PyGen:
             arglist = "[" + ", ".join(args) + (", " if args and pad else "") + ", ".join(["None"] * pad) + "]"
             if self.c.consts.call_is_constant(e):
                 return self.closure_call(e)      # the closure evaluates it once
+            inline = self._inline(func, args)
+            if inline is not None:
+                return inline
             return f"{self.name(bodies, 'B')}[{func.name!r}](rt, {arglist})"
         if kind[0] == "prim":
             return self._prim(e, kind[1], kind[2])
         return self.closure_call(e)
 
+    def _is_inlinable(self, func) -> bool:
+        """A small function that cannot recurse and binds no names of its own (no
+        comprehension or lambda): its body can be written where it is called."""
+        name = func.name
+        if name not in self._inlinable:
+            if "_recursive" not in self.c.__dict__:
+                self.c._recursive = recursive_functions(self.res, self.c.m.funcs)
+            nodes = list(syntax_nodes(func.decl.body))
+            self._inlinable[name] = (name not in self.c._recursive and len(nodes) <= _INLINE_NODES
+                                     and not any(isinstance(x, (A.Comprehension, A.Lambda)) for x in nodes))
+        return self._inlinable[name]
+
+    def _inline(self, func, args: list[str]) -> str | None:
+        """The function's body with its parameters replaced by the call's arguments, which are
+        evaluated once each, left to right, as a call would (None: call it instead)."""
+        if not self._is_inlinable(func):
+            return None
+        subst, binds = {}, []
+        try:
+            for slot, src in enumerate(args):
+                if _SIMPLE.match(src):
+                    subst[slot] = src
+                else:
+                    t = self._temp("a")
+                    binds.append(f"({t} := {src})")
+                    subst[slot] = t
+            saved, self._subst = self._subst, subst
+            try:
+                body = self.expr(func.decl.body)
+            finally:
+                self._subst = saved
+        except _Unsupported:
+            return None
+        return f"({', '.join(binds)}, {body})[-1]" if binds else f"({body})"
+
+    def _literal(self, node, default):
+        """A literal argument's value (the default when not given), or _NOT_LITERAL."""
+        if node is None:
+            return default
+        if isinstance(node, (A.IntLit, A.BoolLit)):
+            return node.value
+        if isinstance(node, A.StrLit) and all(isinstance(p, str) for p in node.parts):
+            return "".join(node.parts)
+        return _NOT_LITERAL
+
     def _prim(self, e, name: str, args) -> str:
-        a = dict(zip((p.name for p in self.c.prim_spec(name).params), args))
+        spec = self.c.prim_spec(name)
+        a = dict(zip((p.name for p in spec.params), args))
+        if name == "move" and self.res.types.get(a["cards"]) == CARD:
+            defaults = {p.name: p.default for p in spec.params}
+            at, face = self._literal(a["at"], defaults["at"]), self._literal(a["face"], defaults["face"])
+            if at in ("top", "bottom") and face in ("up", "down", "keep"):
+                return (f"rt.move_card({self.expr(a['to'])}, {self.expr(a['cards'])}, {at == 'bottom'}, "
+                        f"{face!r}, {self.name(e.span, 'S')})")
+            return self.closure_call(e)
+        if name in CARD_ACTIONS:
+            deg = a.get("degrees")
+            value = "None" if "degrees" not in a else \
+                (self.expr(deg) if deg is not None else repr(spec.params[1].default))
+            return f"{self.name(CARD_ACTIONS[name], 'f')}(rt, {self.expr(a['card'])}, {value}, {self.name(e.span, 'S')})"
+        if name == "log":
+            to = self.expr(a["to"]) if a["to"] is not None else "None"
+            return f"(rt.log({self.expr(a['message'])}, {to}) if rt.sink is not None else None)"
+        if name in ("first", "last"):
+            x = a["items"]
+            src = f"st.zones[{self.expr(x)}]" if self.res.types.get(x) == ZONE else self.expr(x)
+            return f"{self.name(_bottom if name == 'first' else _top, 'f')}({src})"
+        if name == "clamp":
+            return f"max({self.expr(a['low'])}, min({self.expr(a['high'])}, {self.expr(a['value'])}))"
+        if name == "player" and isinstance(a["seat"], A.IntLit) and a["seat"].value >= 1:
+            k = a["seat"].value
+            if k <= self.c.m.players[0]:
+                return str(k - 1)        # every allowed player count has this seat
+            return f"({k - 1} if rt.n >= {k} else {self.name(_no_seat, 'f')}({k}, rt.n, {self.name(e.span, 'S')}))"
+        if name == "opponent":
+            return f"(1 - {self.expr(a['player'])} if rt.n == 2 else {self.name(_not_two, 'f')}({self.name(e.span, 'S')}))"
         if name == "count":
             x = a["items"]
             if self.res.types.get(x) == ZONE:
@@ -289,7 +424,7 @@ class PyGen:
             return f"{name}({self.seq(a['items'])}, default={self.expr(a['default'])})"
         if name in ("top", "bottom") and a["zone"] is not None:
             return f"{self.name(_top if name == 'top' else _bottom, 'f')}(st.zones[{self.expr(a['zone'])}])"
-        if name == "opponent" or name == "player":
+        if name == "player":
             return self.closure_call(e)
         if name == "distance":
             return f"(({self.expr(a['to'])} - {self.expr(a['from'])}) % rt.n)"
@@ -304,6 +439,35 @@ class PyGen:
         if name == "distinct":
             return f"tuple(dict.fromkeys({self.seq(a['items'])}))"
         return self.closure_call(e)
+
+    def choose_parts(self, get: dict, make_options, inline_labels: bool):
+        """A generated function (rt, L) -> the parts of a `choose` decision, each computed in
+        the order the closures would (none when `by:` is none), or None if it cannot be
+        written. `make_options` is the closure for the options, used unless `inline_labels`
+        lets the options and their labels be one list comprehension."""
+        from .compiler import _dedupe
+        try:
+            opts = f"{self.name(make_options, 'm')}(rt, L)"
+            node, label = get["options"], get["label"]
+            if inline_labels and (label is None or isinstance(label, A.Lambda)):
+                option = self.name(Option, "O")
+                seq = f"st.zones[{self.expr(node)}]" if self.res.types.get(node) == ZONE else self.expr(node)
+                if label is None:
+                    t = self.res.types.get(node, ANY)
+                    t = t.elem if t.name == "list" else (CARD if t == ZONE else ANY)
+                    fmt = self.name(formatter(t or ANY, lambda: self.c.prog), "fmt")
+                    each = f"{option}(str({fmt}(_v, rt)), _v) for _v in {seq}"
+                else:
+                    slot = self.res.slots[label]
+                    each = f"{option}(str({self.expr(label.body)}), L[{slot}]) for L[{slot}] in {seq}"
+                opts = f"{self.name(_dedupe, 'f')}([{each}])"
+            parts = [opts] + [self.expr(get[k]) if get.get(k) is not None else "None"
+                              for k in ("pass", "prompt", "secret", "help", "confirm")]
+            body = (f"    _p = {self.expr(get['by'])}\n    if _p is None:\n        return None\n"
+                    f"    return (_p, {', '.join(parts)})\n")
+        except _Unsupported:
+            return None
+        return self.build(body, f"_d{next(_ids)}")
 
     def proc_runner(self, cb, code):
         """A generated function running a procedure's VM code (see `proc_runner_source`)."""
@@ -527,10 +691,12 @@ def _player_zone(base, p, name, span):
     return base + p
 
 
-def _zone_index(cards, i, span):
-    if not -len(cards) <= i < len(cards):
-        raise RulesRuntimeError(f"index {i} is outside the zone ({len(cards)} cards)", span, None, "R009")
-    return cards[i]
+def _no_seat(seat, n, span):
+    raise RulesRuntimeError(f"there is no seat {seat} in a {n}-player game", span, None, "R012")
+
+
+def _not_two(span):
+    raise RulesRuntimeError("`opponent` needs a two-player game", span, None, "R012")
 
 
 def _in_zone(st, card, zone) -> bool:

@@ -21,7 +21,7 @@ from .format import formatter
 from .limits import bounded_join, bounded_range
 from .program import CompiledProc, Program, ZoneInfo
 from .purity import ConstantAnalysis, is_plain_value_type, recursive_functions
-from .runtime import BREAK, CONTINUE, Return, as_rules_error, rule_name
+from .runtime import BREAK, CONTINUE, Return, as_rules_error, list_item, rule_name, zone_item
 from .state import Decision, Frame, Option
 
 DONE = "\x00done"          # the value of choose_many's "done" option
@@ -426,6 +426,12 @@ class Compiler:
             def make_options(rt, L):
                 lab = label(rt, L)
                 return _dedupe([Option(str(lab(v)), v) for v in options(rt, L)])
+        parts = None
+        if self.gen is not None:
+            parts = self.gen.choose_parts(get, make_options, not self._fixed_labels(get, option_type.elem)
+                                          if option_type.name == "list" else True)
+        if parts is not None:
+            return cb.decide(self._choose_from_parts(parts, span, value_type, get), slot, span)
 
         def build(rt, L):
             player = by(rt, L)
@@ -447,6 +453,32 @@ class Compiler:
                          value_type=value_type)
             return finish(d, rt, L)
         cb.decide(build, slot, span)
+
+    @staticmethod
+    def _choose_from_parts(parts, span, value_type: str, get: dict):
+        """`choose`'s decision from generated parts (see PyGen.choose_parts): the same checks
+        and the same Decision as the closures' `build`."""
+        has_pass, has_prompt, has_help, has_confirm = (get.get(k) is not None
+                                                       for k in ("pass", "prompt", "help", "confirm"))
+
+        def build(rt, L):
+            got = parts(rt, L)
+            if got is None:
+                raise RulesRuntimeError("`choose` needs a player (`by:` is none)", span, None, "R006")
+            player, opts, text, prompt, secret, help_, confirm = got
+            pass_at = -1
+            if has_pass and text is not None:
+                text = str(text)
+                opts = [o for o in opts if o.label != text]
+                opts.append(Option(text, None))
+                pass_at = len(opts) - 1
+            if not opts:
+                raise RulesRuntimeError("`choose` has no options to offer", span, None, "R007",
+                                        "check that the list is not empty first, or give a `pass:` option")
+            return Decision(player, str(prompt) if has_prompt else "Choose", tuple(opts), "choose",
+                            bool(secret), (), str(help_ or "") if has_help else "",
+                            bool(confirm) if has_confirm else False, pass_at, value_type)
+        return build
 
     def _vchoose_many(self, call, args, slot, cb) -> None:
         get, options, by, prompt, label, secret, finish = self._decision_common(call, args)
@@ -756,7 +788,7 @@ class Compiler:
             return lambda rt, L: z
         if kind == "const":
             if detail == "players":
-                return lambda rt, L: tuple(range(rt.n))
+                return lambda rt, L: rt.players
             if detail == "player_count":
                 return lambda rt, L: rt.n
         if kind == "ability":
@@ -787,35 +819,39 @@ class Compiler:
                         return f(rt, c)
                     return values[c]
                 return formula_field
-            faced = self.prog.face_fields.get(detail)
-            backs = [any(side == 1 for side, _ in cd.faces) for cd in self.prog.card_defs]
-            if faced is None:
+            if self.prog.face_fields.get(detail) is None:
                 def field(rt, L):
                     c = obj(rt, L)
                     return None if c is None else values[c]
                 return field
-
-            def faced_field(rt, L):
-                # The value printed on the side and end of the card that is up now.
-                c = obj(rt, L)
-                if c is None:
-                    return None
-                faces = faced[c]
-                if faces is not None:
-                    st = rt.st
-                    # A single-sided card face down is still read by its front.
-                    side = 0 if st.faceup[c] or not backs[c] else 1
-                    key = (side, st.turn[c])
-                    if key in faces:
-                        return faces[key]
-                    key = (side, None)
-                    if key in faces:
-                        return faces[key]
-                return values[c]
-            return faced_field
+            read = self.face_reader(detail)
+            return lambda rt, L: read(rt.st, obj(rt, L))
         if kind == "pprop":
             return lambda rt, L: obj(rt, L) + 1
         return B.card_property(self, detail, obj)
+
+    def face_reader(self, detail: str):
+        """(state, card) -> the field's value printed on the side and end of the card that is
+        up now (none for no card); for fields whose value depends on the card's face."""
+        values = self.prog.card_fields[detail]
+        faced = self.prog.face_fields[detail]
+        backs = [any(side == 1 for side, _ in cd.faces) for cd in self.prog.card_defs]
+
+        def read(st, c):
+            if c is None:
+                return None
+            faces = faced[c]
+            if faces is not None:
+                # A single-sided card face down is still read by its front.
+                side = 0 if st.faceup[c] or not backs[c] else 1
+                key = (side, st.turn[c])
+                if key in faces:
+                    return faces[key]
+                key = (side, None)
+                if key in faces:
+                    return faces[key]
+            return values[c]
+        return read
 
     def _index(self, e: A.Index):
         obj_t = self.res.types.get(e.obj)
@@ -823,23 +859,8 @@ class Compiler:
         idx = self.expr(e.index)
         span = e.span
         if obj_t == ZONE:
-            def zindex(rt, L):
-                cards = rt.st.zones[obj(rt, L)]
-                i = idx(rt, L)
-                if not -len(cards) <= i < len(cards):
-                    raise RulesRuntimeError(f"index {i} is outside the zone ({len(cards)} cards)", span, None, "R009")
-                return cards[i]
-            return zindex
-
-        def index(rt, L):
-            seq = obj(rt, L)
-            i = idx(rt, L)
-            if seq is None:
-                raise RulesRuntimeError("cannot index none", span, None, "R009")
-            if not -len(seq) <= i < len(seq):
-                raise RulesRuntimeError(f"index {i} is outside the list ({len(seq)} items)", span, None, "R009")
-            return seq[i]
-        return index
+            return lambda rt, L: zone_item(rt.st.zones[obj(rt, L)], idx(rt, L), span)
+        return lambda rt, L: list_item(obj(rt, L), idx(rt, L), span)
 
     def _binary(self, e: A.Binary):
         op = e.op

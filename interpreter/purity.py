@@ -109,20 +109,26 @@ class ConstantAnalysis:
         return False        # attributes (card and player fields), anything new
 
 
-def called_functions(res, e) -> set[str]:
-    """The names of the `func`s an expression calls directly."""
-    out: set[str] = set()
+def syntax_nodes(e):
+    """Every syntax node of an expression (or statement), in no particular order."""
     stack = [e]
     while stack:
         x = stack.pop()
         if isinstance(x, (list, tuple)):
             stack.extend(x)
         elif is_dataclass(x) and not isinstance(x, type):
-            if isinstance(x, A.Call):
-                kind = res.calls.get(x)
-                if kind is not None and kind[0] == "func":
-                    out.add(kind[1])
+            yield x
             stack.extend(getattr(x, f.name) for f in fields(x) if f.name != "span")
+
+
+def called_functions(res, e) -> set[str]:
+    """The names of the `func`s an expression calls directly."""
+    out: set[str] = set()
+    for x in syntax_nodes(e):
+        if isinstance(x, A.Call):
+            kind = res.calls.get(x)
+            if kind is not None and kind[0] == "func":
+                out.add(kind[1])
     return out
 
 

@@ -26,12 +26,13 @@ class Return:
 
 class Runtime:
     __slots__ = ("prog", "st", "n", "sink", "steps", "max_steps", "queue", "debug", "has_moved_triggers",
-                 "breakpoint", "paused", "coverage", "halt")
+                 "breakpoint", "paused", "coverage", "halt", "players")
 
     def __init__(self, prog, st, nplayers: int, sink=None, debug: bool = False, max_steps: int | None = None):
         self.prog = prog
         self.st = st
         self.n = nplayers
+        self.players = tuple(range(nplayers))     # the value of `players`, shared (tuples are immutable)
         self.sink = sink
         self.steps = 0
         self.max_steps = max_steps or prog.max_steps
@@ -102,6 +103,30 @@ class Runtime:
         if self.has_moved_triggers:
             for c, src in zip(cards, moved_from):
                 self.fire("moved", (c, src, to))
+
+    def move_card(self, to: int, c, bottom: bool, face: str, span) -> None:
+        """Move one card (none: nothing happens) to zone `to`: `move` of a single card, with
+        the common case (no listener, no trigger, no compacting row) made cheap."""
+        if to is None:
+            raise RulesRuntimeError("`move` to none", span, None, "R008")
+        if c is None:
+            return
+        if self.sink is not None or self.has_moved_triggers or self.prog.has_compact:
+            return self.move([c], to, bottom, face)    # events and compaction: the general path
+        st = self.st
+        where = st.where
+        st.zones[where[c]].remove(c)
+        if bottom:
+            st.zones[to].insert(0, c)
+        else:
+            st.zones[to].append(c)
+        where[c] = to
+        if face == "keep":
+            face = self.prog.zone_info[to].arrive_face
+        if face == "up":
+            st.faceup[c] = True
+        elif face == "down":
+            st.faceup[c] = False
 
     def compact(self, first: int, size: int) -> None:
         """Close up a compacting row of zones: non-empty zones move left, keeping their order."""
@@ -215,6 +240,22 @@ class Runtime:
             if k != 1:
                 raise RulesRuntimeError(f"card {self.prog.card_ids[c]} is in {k} zones (lost or duplicated)",
                                         None, None, "R900")
+
+
+def zone_item(cards: list, i: int, span):
+    """Card `i` of a zone's list (negative: from the end), or R009."""
+    if not -len(cards) <= i < len(cards):
+        raise RulesRuntimeError(f"index {i} is outside the zone ({len(cards)} cards)", span, None, "R009")
+    return cards[i]
+
+
+def list_item(seq, i: int, span):
+    """Item `i` of a list or tuple (negative: from the end), or R009."""
+    if seq is None:
+        raise RulesRuntimeError("cannot index none", span, None, "R009")
+    if not -len(seq) <= i < len(seq):
+        raise RulesRuntimeError(f"index {i} is outside the list ({len(seq)} items)", span, None, "R009")
+    return seq[i]
 
 
 def as_rules_error(exc: Exception, span, rule: str | None) -> Exception:
