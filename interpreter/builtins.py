@@ -16,6 +16,7 @@ from rulesvm.dsl.types import ANY, CARD, ZONE
 
 from .errors import RulesRuntimeError
 from .format import formatter
+from .runtime import Runtime
 
 IMPLS: dict = {}
 
@@ -574,9 +575,10 @@ def _move(a):
     const_face = a.const("face")
     if at is not _NOT_CONST and const_face is not _NOT_CONST:
         bottom = at == "bottom"
-        if a.type("cards") == CARD:
+        if a.type("cards") in (CARD, ZONE):
             card = a.fn("cards")
-            return lambda rt, L: rt.move_card(to(rt, L), card(rt, L), bottom, const_face, span)
+            how = Runtime.move_card if a.type("cards") == CARD else Runtime.move_zone
+            return lambda rt, L: how(rt, to(rt, L), card(rt, L), bottom, const_face, span)
 
         def fast(rt, L):
             dest = to(rt, L)

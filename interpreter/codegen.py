@@ -71,6 +71,10 @@ class PyGen:
         # Inside a comprehension's iterable, where Python forbids `:=`.
         self._in_iterable = 0
         self._inlinable: dict = {}
+        # Block functions -> (statements, rule), so a procedure's runner can paste their code.
+        self.blocks: dict = {}
+        # While a block is pasted into a runner: how its `break`/`continue`/`return` leave it.
+        self._signals: dict | None = None
 
     # ------------------------------------------------------------------ namespace
     def name(self, value, prefix: str = "k") -> str:
@@ -385,11 +389,12 @@ class PyGen:
     def _prim(self, e, name: str, args) -> str:
         spec = self.c.prim_spec(name)
         a = dict(zip((p.name for p in spec.params), args))
-        if name == "move" and self.res.types.get(a["cards"]) == CARD:
+        if name == "move" and self.res.types.get(a["cards"]) in (CARD, ZONE):
             defaults = {p.name: p.default for p in spec.params}
             at, face = self._literal(a["at"], defaults["at"]), self._literal(a["face"], defaults["face"])
             if at in ("top", "bottom") and face in ("up", "down", "keep"):
-                return (f"rt.move_card({self.expr(a['to'])}, {self.expr(a['cards'])}, {at == 'bottom'}, "
+                how = "move_card" if self.res.types.get(a["cards"]) == CARD else "move_zone"
+                return (f"rt.{how}({self.expr(a['to'])}, {self.expr(a['cards'])}, {at == 'bottom'}, "
                         f"{face!r}, {self.name(e.span, 'S')})")
             return self.closure_call(e)
         if name in CARD_ACTIONS:
@@ -488,7 +493,24 @@ class PyGen:
         except _Unsupported:
             return None
         body = "\n".join(lines) + "\n" if lines else ""
-        return self.build(body + "    return None\n", f"_b{next(_ids)}")
+        fn = self.build(body + "    return None\n", f"_b{next(_ids)}")
+        self.blocks[fn] = (block.stmts, rule)
+        return fn
+
+    def pasted_block(self, fn, depth: int, signals: dict) -> list[str] | None:
+        """The code of block function `fn` to paste into a runner at `depth`, its signals
+        written by `signals` ("break"/"continue": pad -> lines; "return": (pad, value, loops)
+        -> lines), or None when it cannot be pasted."""
+        if fn not in self.blocks:
+            return None
+        stmts, rule = self.blocks[fn]
+        saved, self._signals = self._signals, signals
+        try:
+            return self._block(stmts, depth, 0, rule)
+        except _Unsupported:
+            return None
+        finally:
+            self._signals = saved
 
     def _block(self, stmts, depth: int, loops: int, rule: str) -> list[str]:
         out = []
@@ -531,11 +553,16 @@ class PyGen:
             out.extend(self._block(s.body.stmts, depth + 1, loops + 1, rule))
             return out
         if t is A.Break:
-            return [f"{pad}break" if loops else f"{pad}return BREAK"]
+            if loops:
+                return [f"{pad}break"]
+            return self._signals["break"](pad) if self._signals else [f"{pad}return BREAK"]
         if t is A.Continue:
-            return [f"{pad}continue" if loops else f"{pad}return CONTINUE"]
+            if loops:
+                return [f"{pad}continue"]
+            return self._signals["continue"](pad) if self._signals else [f"{pad}return CONTINUE"]
         if t is A.Return:
-            return [f"{pad}return Return({self.expr(s.value) if s.value is not None else 'None'})"]
+            value = self.expr(s.value) if s.value is not None else "None"
+            return self._signals["return"](pad, value, loops) if self._signals else [f"{pad}return Return({value})"]
         if t is A.Emit:
             args = ", ".join(self.expr(a) for a in s.args)
             return [f"{pad}rt.fire({s.event!r}, ({args}{',' if s.args else ''}))"]
@@ -585,7 +612,10 @@ def proc_runner_source(gen: "PyGen", cb, code) -> str:
             # `halt`: the block may have queued triggers, which run before the next instruction.
             stop = [f"{pad}if rt.halt:", f"{pad}    fr.pc = pc", f"{pad}    return"] if halt else []
             return [f"{pad}pc = {t}"] + stop + ([f"{pad}continue"] if t is not None and t <= k else [])
-        if kind == "simple":
+        pasted = _pasted_simple(gen, cb, k, kind, data, target, goto, pad) if kind == "simple" else None
+        if pasted is not None:
+            lines.extend(pasted)
+        elif kind == "simple":
             fn, head = data
             f = gen.name(fn, "s")
             w(f"{pad}r = {f}(rt, L)")
@@ -653,6 +683,8 @@ def proc_runner_source(gen: "PyGen", cb, code) -> str:
             w(f"{pad}else:")
             w(f"{pad}    L[{slot}] -= 1")
             w(f"{pad}    pc = {k + 1}")
+        elif kind == "call" and (call := _inline_call(gen, cb, data, k, pad)) is not None:
+            lines.extend(call)
         elif kind == "call":
             w(f"{pad}fr.pc = {k}")
             w(f"{pad}{gen.name(code[k], 'i')}(rt, fr)")
@@ -664,9 +696,68 @@ def proc_runner_source(gen: "PyGen", cb, code) -> str:
             w(f"{pad}pc = fr.pc")
             w(f"{pad}continue")
     body = "\n".join(lines)
-    return (f"    L = fr.locals\n    pc = fr.pc\n    try:\n        while True:\n{body}\n"
+    return (f"    L = fr.locals\n    st = rt.st\n    pc = fr.pc\n    try:\n        while True:\n{body}\n"
             f"            raise RuntimeError('fell off the end of a procedure')  # pragma: no cover\n"
             f"    except BaseException:\n        fr.pc = pc\n        raise\n")
+
+
+def _inline_call(gen: "PyGen", cb, data, k: int, pad: str) -> list[str] | None:
+    """The call instruction written out: arguments, a step, the callee's frame pushed (as the
+    instruction's closure does)."""
+    from .runtime import rule_name
+    from .state import Frame
+    proc, _, slot, nodes = data
+    if nodes is None:
+        return None
+    try:
+        args = [gen.seq(node) if ptype.name == "list" and gen.res.types.get(node) == ZONE else gen.expr(node)
+                for node, (_, ptype) in zip(*nodes)]
+    except _Unsupported:
+        return None
+    p = gen.name(proc, "P")
+    return [
+        f"{pad}_v = [{', '.join(args)}]",
+        f"{pad}fr.pc = {k + 1}",
+        f"{pad}rt.steps += 1",
+        f"{pad}if rt.steps > rt.max_steps: rt.tick({gen.name(cb.ops[k][1], 'S')}, {rule_name(proc.kind, proc.name)!r})",
+        f"{pad}st.frames.append({gen.name(Frame, 'Fr')}({p}, 0, _v + [None] * ({p}.nslots - {len(args)}), "
+        f"{-1 if slot is None else slot}))",
+        f"{pad}rt.halt = True",
+        f"{pad}if rt.breakpoint is not None: rt.check_breakpoint({p})",
+        f"{pad}if rt.coverage is not None: rt.covered({proc.name!r})",
+        f"{pad}return"]
+
+
+def _pasted_simple(gen: "PyGen", cb, k: int, kind, data, target, goto, pad: str) -> list[str] | None:
+    """A simple block's code written into the runner itself (no call, no signal values):
+    `break`/`continue`/`return` become jumps, as the runner does for the block's signals."""
+    fn, head = data
+    span = gen.name(cb.ops[k][1], "S")
+
+    def jump(t, p):
+        # Always back to the dispatch: the rest of the pasted block must not run.
+        return goto(t, p, halt=True) + ([f"{p}continue"] if t > k else [])
+
+    def brk(p):
+        if target is None:
+            raise _Unsupported("break outside a loop")
+        return jump(target, p)
+
+    def cont(p):
+        if head is None:
+            raise _Unsupported("continue outside a loop")
+        return [f"{p}rt.steps += 1", f"{p}if rt.steps > rt.max_steps: rt.tick({span}, {cb.rule!r})"] + jump(head, p)
+
+    def ret(p, value, loops):
+        if cb.exit_pc is None:
+            return [f"{p}_return(rt, fr, {value})", f"{p}return"]
+        if loops:
+            raise _Unsupported("a jump out of a Python loop")
+        return [f"{p}{value}"] + jump(cb.exit_pc, p)
+    lines = gen.pasted_block(fn, len(pad) // 4, {"break": brk, "continue": cont, "return": ret})
+    if lines is None:
+        return None
+    return lines + goto(k + 1, pad, halt=True)
 
 
 def _player_text(p) -> str:

@@ -324,7 +324,7 @@ class Compiler:
             proc = self.prog.procs[kind[1]]
             args = self._args_for(kind[2], self.m.procs[kind[1]].params)
             if proc.suspends:
-                cb.call(proc, args, slot, call.span)
+                cb.call(proc, args, slot, call.span, (kind[2], self.m.procs[kind[1]].params))
             else:
                 fn = self._direct_call(proc, args)
                 cb.simple(self._store(fn, slot), call.span, loop)
@@ -431,7 +431,7 @@ class Compiler:
             parts = self.gen.choose_parts(get, make_options, not self._fixed_labels(get, option_type.elem)
                                           if option_type.name == "list" else True)
         if parts is not None:
-            return cb.decide(self._choose_from_parts(parts, span, value_type, get), slot, span)
+            return cb.decide(self._choose_from_parts(parts, span, value_type, get), slot, span, secret_done=True)
 
         def build(rt, L):
             player = by(rt, L)
@@ -476,7 +476,7 @@ class Compiler:
                 raise RulesRuntimeError("`choose` has no options to offer", span, None, "R007",
                                         "check that the list is not empty first, or give a `pass:` option")
             return Decision(player, str(prompt) if has_prompt else "Choose", tuple(opts), "choose",
-                            bool(secret), (), str(help_ or "") if has_help else "",
+                            bool(secret) or _in_simultaneous(rt), (), str(help_ or "") if has_help else "",
                             bool(confirm) if has_confirm else False, pass_at, value_type)
         return build
 
@@ -1293,7 +1293,9 @@ class _CodeBuilder:
             return ins
         return self._add(make, span, "repeat_next", (slot,))
 
-    def call(self, proc: CompiledProc, args, slot: int, span) -> None:
+    def call(self, proc: CompiledProc, args, slot: int, span, nodes=None) -> None:
+        """Push a frame for a procedure that may pause; `nodes`: (argument nodes, parameters),
+        from which the code generator writes the arguments inline."""
         def make(i, t, fix):
             nxt = i + 1
             ret = fix(slot)
@@ -1312,7 +1314,7 @@ class _CodeBuilder:
                 if rt.coverage is not None:
                     rt.covered(proc.name)
             return ins
-        self._add(make, span, "call", (proc, args, slot))
+        self._add(make, span, "call", (proc, args, slot, nodes))
 
     def use(self, ability, card, player, span) -> None:
         procs = self.c.prog.procs
@@ -1360,7 +1362,8 @@ class _CodeBuilder:
             return ins
         self._add(make, span)
 
-    def decide(self, build, slot: int, span) -> None:
+    def decide(self, build, slot: int, span, secret_done: bool = False) -> None:
+        """Ask a decision; `secret_done`: `build` already made it secret inside `simultaneous`."""
         def make(i, t, fix):
             nxt = i + 1
             target = fix(slot)
@@ -1368,7 +1371,7 @@ class _CodeBuilder:
             def ins(rt, fr):
                 d = build(rt, fr.locals)
                 fr.pc = nxt
-                if not d.secret and _in_simultaneous(rt):
+                if not secret_done and not d.secret and _in_simultaneous(rt):
                     d = d._replace(secret=True)
                 if len(d.options) == 1:
                     # The rules leave no choice: take it without asking.
@@ -1452,7 +1455,10 @@ def _value_type(list_type) -> str:
 
 
 def _in_simultaneous(rt) -> bool:
-    return any(f.secret for f in rt.st.frames)
+    for f in rt.st.frames:
+        if f.secret:
+            return True
+    return False
 
 
 def _return(rt, fr, value) -> None:

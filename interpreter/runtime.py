@@ -128,6 +128,33 @@ class Runtime:
         elif face == "down":
             st.faceup[c] = False
 
+    def move_zone(self, to: int, src: int, bottom: bool, face: str, span) -> None:
+        """Move every card of zone `src` to zone `to`, keeping their order: `move` of a zone,
+        with the common case (no listener, no trigger, no compacting row) made cheap."""
+        if to is None:
+            raise RulesRuntimeError("`move` to none", span, None, "R008")
+        st = self.st
+        cards = st.zones[src]
+        if self.sink is not None or self.has_moved_triggers or self.prog.has_compact or src == to:
+            return self.move(list(cards), to, bottom, face)
+        if not cards:
+            return
+        st.zones[src] = []
+        dest = st.zones[to]
+        if bottom:
+            dest[0:0] = cards
+        else:
+            dest.extend(cards)
+        where = st.where
+        for c in cards:
+            where[c] = to
+        if face == "keep":
+            face = self.prog.zone_info[to].arrive_face
+        if face is not None and face != "keep":
+            faceup, up = st.faceup, face == "up"
+            for c in cards:
+                faceup[c] = up
+
     def compact(self, first: int, size: int) -> None:
         """Close up a compacting row of zones: non-empty zones move left, keeping their order."""
         zones, where = self.st.zones, self.st.where
