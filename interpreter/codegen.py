@@ -336,7 +336,9 @@ class PyGen:
             inline = self._inline(func, args)
             if inline is not None:
                 return inline
-            return f"{self.name(bodies, 'B')}[{func.name!r}](rt, {arglist})"
+            if bodies.get(func.name) is not None:
+                return f"{self.name(bodies[func.name], 'b')}(rt, {arglist})"
+            return f"{self.name(bodies, 'B')}[{func.name!r}](rt, {arglist})"      # recursive: still being compiled
         if kind[0] == "prim":
             return self._prim(e, kind[1], kind[2])
         return self.closure_call(e)
@@ -455,16 +457,17 @@ class PyGen:
             opts = f"{self.name(make_options, 'm')}(rt, L)"
             node, label = get["options"], get["label"]
             if inline_labels and (label is None or isinstance(label, A.Lambda)):
-                option = self.name(Option, "O")
+                # tuple.__new__ builds the named tuple without its Python-level __new__.
+                option = f"{self.name(tuple.__new__, 'tn')}({self.name(Option, 'O')}, "
                 seq = f"st.zones[{self.expr(node)}]" if self.res.types.get(node) == ZONE else self.expr(node)
                 if label is None:
                     t = self.res.types.get(node, ANY)
                     t = t.elem if t.name == "list" else (CARD if t == ZONE else ANY)
                     fmt = self.name(formatter(t or ANY, lambda: self.c.prog), "fmt")
-                    each = f"{option}(str({fmt}(_v, rt)), _v) for _v in {seq}"
+                    each = f"{option}(str({fmt}(_v, rt)), _v)) for _v in {seq}"
                 else:
                     slot = self.res.slots[label]
-                    each = f"{option}(str({self.expr(label.body)}), L[{slot}]) for L[{slot}] in {seq}"
+                    each = f"{option}(str({self.expr(label.body)}), L[{slot}])) for L[{slot}] in {seq}"
                 opts = f"{self.name(_dedupe, 'f')}([{each}])"
             parts = [opts] + [self.expr(get[k]) if get.get(k) is not None else "None"
                               for k in ("pass", "prompt", "secret", "help", "confirm")]
@@ -474,10 +477,22 @@ class PyGen:
             return None
         return self.build(body, f"_d{next(_ids)}")
 
+    def inline_or_call(self, node, fn, as_seq: bool = False) -> str:
+        """Source for expression `node` written inline (`as_seq`: a zone as its cards), or a
+        call of its closure `fn`."""
+        if node is not None:
+            try:
+                return self.seq(node) if as_seq else self.expr(node)
+            except _Unsupported:
+                pass
+        return f"{self.name(fn, 'q')}(rt, L)"
+
     def proc_runner(self, cb, code):
         """A generated function running a procedure's VM code (see `proc_runner_source`)."""
-        from .compiler import _return
+        from .compiler import _in_simultaneous, _return, forced
         self.ns["_return"] = _return
+        self.ns["_in_simultaneous"] = _in_simultaneous
+        self.ns["forced"] = forced
         src = proc_runner_source(self, cb, code)
         name = f"_r{next(_ids)}"
         full = f"def {name}(rt, fr):\n{src}"
@@ -649,15 +664,15 @@ def proc_runner_source(gen: "PyGen", cb, code) -> str:
             for line in goto(t):
                 w(line)
         elif kind == "jump_if_false":
-            (cond,) = data
-            w(f"{pad}if {gen.name(cond, 'q')}(rt, L):")
+            cond, node = data
+            w(f"{pad}if {gen.inline_or_call(node, cond)}:")
             w(f"{pad}    pc = {k + 1}")
             w(f"{pad}else:")
             for line in goto(target, pad + "    "):
                 w(line)
         elif kind == "for_init":
-            seq, slot = data
-            w(f"{pad}L[{slot + 2}] = tuple({gen.name(seq, 'q')}(rt, L))")
+            seq, slot, node = data
+            w(f"{pad}L[{slot + 2}] = tuple({gen.inline_or_call(node, seq, as_seq=True)})")
             w(f"{pad}L[{slot + 1}] = 0")
             w(f"{pad}pc = {k + 1}")
         elif kind == "for_next":
@@ -672,8 +687,8 @@ def proc_runner_source(gen: "PyGen", cb, code) -> str:
             w(f"{pad}    L[{slot + 1}] = _k + 1")
             w(f"{pad}    pc = {k + 1}")
         elif kind == "repeat_init":
-            count, slot = data
-            w(f"{pad}L[{slot}] = {gen.name(count, 'q')}(rt, L)")
+            count, slot, node = data
+            w(f"{pad}L[{slot}] = {gen.inline_or_call(node, count)}")
             w(f"{pad}pc = {k + 1}")
         elif kind == "repeat_next":
             (slot,) = data
@@ -683,6 +698,27 @@ def proc_runner_source(gen: "PyGen", cb, code) -> str:
             w(f"{pad}else:")
             w(f"{pad}    L[{slot}] -= 1")
             w(f"{pad}    pc = {k + 1}")
+        elif kind == "decide":
+            build, slot, secret_done = data
+            target = -1 if slot is None else slot
+            w(f"{pad}d = {gen.name(build, 'db')}(rt, L)")
+            w(f"{pad}fr.pc = {k + 1}")
+            if not secret_done:
+                w(f"{pad}if not d.secret and _in_simultaneous(rt):")
+                w(f"{pad}    d = d._replace(secret=True)")
+            w(f"{pad}if len(d.options) == 1:")
+            if target >= 0:
+                w(f"{pad}    L[{target}] = d.options[0].value")
+            w(f"{pad}    if rt.sink is not None: forced(rt, d)")
+            w(f"{pad}    pc = {k + 1}")
+            w(f"{pad}else:")
+            w(f"{pad}    st.pending = d")
+            w(f"{pad}    st.pending_slot = {target}")
+            w(f"{pad}    rt.halt = True")
+            w(f"{pad}    return")
+        elif kind == "ret":
+            w(f"{pad}_return(rt, fr, None)")
+            w(f"{pad}return")
         elif kind == "call" and (call := _inline_call(gen, cb, data, k, pad)) is not None:
             lines.extend(call)
         elif kind == "call":

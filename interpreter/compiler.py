@@ -246,7 +246,7 @@ class Compiler:
         if isinstance(s, A.If):
             end_jumps = []
             for cond, body in s.branches:
-                jf = cb.jump_if_false(self.expr(cond), cond.span)
+                jf = cb.jump_if_false(self.expr(cond), cond.span, cond)
                 self.vblock(body, cb, loop)
                 end_jumps.append(cb.jump(s.span))
                 cb.patch(jf, cb.here())
@@ -256,7 +256,7 @@ class Compiler:
                 cb.patch(j, cb.here())
         elif isinstance(s, A.While):
             head = cb.here()
-            jf = cb.jump_if_false(self.expr(s.cond), s.cond.span)
+            jf = cb.jump_if_false(self.expr(s.cond), s.cond.span, s.cond)
             ctx = _Loop(head)
             self.vblock(s.body, cb, ctx)
             cb.loop_jump(head, s.span)
@@ -274,7 +274,7 @@ class Compiler:
             seq = self.list_expr(s.iterable)
             if s.simultaneous:
                 cb.secrecy(+1, s.span)
-            cb.for_init(seq, slot, s.iterable.span)
+            cb.for_init(seq, slot, s.iterable.span, s.iterable)
             head = cb.here()
             nxt = cb.for_next(slot, s.span)
             ctx = _Loop(head)
@@ -287,7 +287,7 @@ class Compiler:
                 cb.secrecy(-1, s.span)
         elif isinstance(s, A.Repeat):
             slot = self.res.slots[s]
-            cb.repeat_init(self.expr(s.count), slot, s.count.span)
+            cb.repeat_init(self.expr(s.count), slot, s.count.span, s.count)
             head = cb.here()
             nxt = cb.repeat_next(slot, s.span)
             ctx = _Loop(head)
@@ -475,9 +475,10 @@ class Compiler:
             if not opts:
                 raise RulesRuntimeError("`choose` has no options to offer", span, None, "R007",
                                         "check that the list is not empty first, or give a `pass:` option")
-            return Decision(player, str(prompt) if has_prompt else "Choose", tuple(opts), "choose",
-                            bool(secret) or _in_simultaneous(rt), (), str(help_ or "") if has_help else "",
-                            bool(confirm) if has_confirm else False, pass_at, value_type)
+            return new_tuple(Decision, (player, str(prompt) if has_prompt else "Choose", tuple(opts), "choose",
+                                        bool(secret) or _in_simultaneous(rt), (),
+                                        str(help_ or "") if has_help else "",
+                                        bool(confirm) if has_confirm else False, pass_at, value_type))
         return build
 
     def _vchoose_many(self, call, args, slot, cb) -> None:
@@ -1087,9 +1088,13 @@ def memo_labels(label):
     return labels
 
 
+# Builds a named tuple from a plain tuple of all its fields, without its Python-level __new__.
+new_tuple = tuple.__new__
+
+
 def _dedupe(options: list) -> list:
     # Options with the same label are one choice for the player (two copies of a card).
-    if len({o.label for o in options}) == len(options):
+    if len(options) < 2 or len({o.label for o in options}) == len(options):
         return options
     seen = set()
     out = []
@@ -1217,7 +1222,7 @@ class _CodeBuilder:
             return ins
         self._add(make, span, "loop_jump", (target, rule))
 
-    def jump_if_false(self, cond, span) -> int:
+    def jump_if_false(self, cond, span, node=None) -> int:
         def make(i, t, fix):
             target = t[i]
             nxt = i + 1
@@ -1225,9 +1230,9 @@ class _CodeBuilder:
             def ins(rt, fr):
                 fr.pc = nxt if cond(rt, fr.locals) else target
             return ins
-        return self._add(make, span, "jump_if_false", (cond,))
+        return self._add(make, span, "jump_if_false", (cond, node))
 
-    def for_init(self, seq, slot: int, span) -> None:
+    def for_init(self, seq, slot: int, span, node=None) -> None:
         def make(i, t, fix):
             nxt = i + 1
 
@@ -1237,7 +1242,7 @@ class _CodeBuilder:
                 L[slot + 1] = 0
                 fr.pc = nxt
             return ins
-        self._add(make, span, "for_init", (seq, slot))
+        self._add(make, span, "for_init", (seq, slot, node))
 
     def for_next(self, slot: int, span) -> int:
         def make(i, t, fix):
@@ -1268,7 +1273,7 @@ class _CodeBuilder:
             return ins
         self._add(make, span)
 
-    def repeat_init(self, count, slot: int, span) -> None:
+    def repeat_init(self, count, slot: int, span, node=None) -> None:
         def make(i, t, fix):
             nxt = i + 1
 
@@ -1276,7 +1281,7 @@ class _CodeBuilder:
                 fr.locals[slot] = count(rt, fr.locals)
                 fr.pc = nxt
             return ins
-        self._add(make, span, "repeat_init", (count, slot))
+        self._add(make, span, "repeat_init", (count, slot, node))
 
     def repeat_next(self, slot: int, span) -> int:
         def make(i, t, fix):
@@ -1378,14 +1383,13 @@ class _CodeBuilder:
                     if target >= 0:
                         fr.locals[target] = d.options[0].value
                     if rt.sink is not None:
-                        rt.sink({"type": "forced", "player": d.player + 1, "prompt": d.prompt,
-                                 "label": d.options[0].label, "secret": d.secret})
+                        forced(rt, d)
                     return
                 rt.st.pending = d
                 rt.st.pending_slot = target
                 rt.halt = True
             return ins
-        self._add(make, span)
+        self._add(make, span, "decide", (build, slot, secret_done))
 
     def decide_many(self, build, work: int, slot: int, span) -> None:
         # Two instructions: reset the picks, then ask until done (the second re-runs itself).
@@ -1430,7 +1434,7 @@ class _CodeBuilder:
             def ins(rt, fr):
                 _return(rt, fr, value(rt, fr.locals) if value is not None else None)
             return ins
-        self._add(make, span)
+        self._add(make, span, "ret" if value is None else "other")
 
     def finish(self):
         def fix(slot) -> int:
@@ -1452,6 +1456,12 @@ def _value_type(list_type) -> str:
     if list_type.name == "list" and list_type.elem is not None:
         return list_type.elem.name
     return "any"
+
+
+def forced(rt, d: Decision) -> None:
+    """Tell the listener that a decision with one option was taken without asking."""
+    rt.sink({"type": "forced", "player": d.player + 1, "prompt": d.prompt,
+             "label": d.options[0].label, "secret": d.secret})
 
 
 def _in_simultaneous(rt) -> bool:
