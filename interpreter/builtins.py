@@ -601,7 +601,8 @@ def _move(a):
 @implements("draw")
 def _draw(a):
     src, dst, n = a.fn("from"), a.fn("to"), a.fn("n")
-    face = _face_value(a, a.node.span)
+    span = a.node.span
+    face = _face_value(a, span)
 
     def run(rt, L):
         zone = rt.st.zones[src(rt, L)]
@@ -612,7 +613,7 @@ def _draw(a):
         dest = dst(rt, L)
         f = face(rt, L)
         for c in drawn:
-            rt.move([c], dest, False, f)
+            rt.move_card(dest, c, False, f, span)
         return tuple(drawn)
     return run
 

@@ -43,6 +43,10 @@ _INLINE_NODES = 40
 
 _NOT_LITERAL = object()
 
+# A runner calls a procedure's runner itself while fewer frames than this are active; deeper
+# calls go back through Runtime.run, so deep recursion in the rules never deepens Python's stack.
+_SYNC_DEPTH = 48
+
 
 def _div(a, b):
     if b == 0:
@@ -271,15 +275,18 @@ class PyGen:
             memo[detail] = self.c.face_reader(detail)
         return memo[detail]
 
+    def _iterable(self, node) -> str:
+        """A comprehension's iterable (a zone: its list of cards), where `:=` is not allowed."""
+        self._in_iterable += 1
+        try:
+            return f"st.zones[{self.expr(node)}]" if self.res.types.get(node) == ZONE else self.expr(node)
+        finally:
+            self._in_iterable -= 1
+
     def _comprehension(self, e) -> str:
         slot = self.res.slots[e]
         # An expression never moves cards, so a comprehension can walk a zone's list itself.
-        self._in_iterable += 1
-        try:
-            seq = f"st.zones[{self.expr(e.iterable)}]" if self.res.types.get(e.iterable) == ZONE \
-                else self.expr(e.iterable)
-        finally:
-            self._in_iterable -= 1
+        seq = self._iterable(e.iterable)
         elem = self.expr(e.elem)
         if e.cond is None:
             return f"tuple([{elem} for L[{slot}] in {seq}])"
@@ -459,7 +466,7 @@ class PyGen:
             if inline_labels and (label is None or isinstance(label, A.Lambda)):
                 # tuple.__new__ builds the named tuple without its Python-level __new__.
                 option = f"{self.name(tuple.__new__, 'tn')}({self.name(Option, 'O')}, "
-                seq = f"st.zones[{self.expr(node)}]" if self.res.types.get(node) == ZONE else self.expr(node)
+                seq = self._iterable(node)
                 if label is None:
                     t = self.res.types.get(node, ANY)
                     t = t.elem if t.name == "list" else (CARD if t == ZONE else ANY)
@@ -716,6 +723,8 @@ def proc_runner_source(gen: "PyGen", cb, code) -> str:
             w(f"{pad}    st.pending_slot = {target}")
             w(f"{pad}    rt.halt = True")
             w(f"{pad}    return")
+        elif kind == "use" and (use := _inline_use(gen, data, k, pad)) is not None:
+            lines.extend(use)
         elif kind == "ret":
             w(f"{pad}_return(rt, fr, None)")
             w(f"{pad}return")
@@ -753,15 +762,59 @@ def _inline_call(gen: "PyGen", cb, data, k: int, pad: str) -> list[str] | None:
     p = gen.name(proc, "P")
     return [
         f"{pad}_v = [{', '.join(args)}]",
-        f"{pad}fr.pc = {k + 1}",
+        f"{pad}pc = fr.pc = {k + 1}",
         f"{pad}rt.steps += 1",
         f"{pad}if rt.steps > rt.max_steps: rt.tick({gen.name(cb.ops[k][1], 'S')}, {rule_name(proc.kind, proc.name)!r})",
-        f"{pad}st.frames.append({gen.name(Frame, 'Fr')}({p}, 0, _v + [None] * ({p}.nslots - {len(args)}), "
-        f"{-1 if slot is None else slot}))",
-        f"{pad}rt.halt = True",
-        f"{pad}if rt.breakpoint is not None: rt.check_breakpoint({p})",
+        f"{pad}_f = {gen.name(Frame, 'Fr')}({p}, 0, _v + [None] * ({p}.nslots - {len(args)}), "
+        f"{-1 if slot is None else slot})",
+        f"{pad}st.frames.append(_f)",
+        f"{pad}if rt.breakpoint is not None:",
+        f"{pad}    rt.check_breakpoint({p})",
+        f"{pad}    if rt.halt: return",
         f"{pad}if rt.coverage is not None: rt.covered({proc.name!r})",
-        f"{pad}return"]
+        # Run the callee here rather than through Runtime.run (one Python call instead of a
+        # trip through the run loop and back into this runner), unless frames pile up.
+        f"{pad}if len(st.frames) > {_SYNC_DEPTH}:",
+        f"{pad}    rt.halt = True",
+        f"{pad}    return",
+        f"{pad}{p}.runner(rt, _f)",
+        f"{pad}if st.frames[-1] is not fr or rt.queue or st.pending is not None or st.result is not None or rt.paused:",
+        f"{pad}    return",
+        f"{pad}rt.halt = False"]
+
+
+def _inline_use(gen: "PyGen", data, k: int, pad: str) -> list[str] | None:
+    """`use(ability, card, player)` written out, as the instruction's closure does it: an
+    ability that never pauses runs at once, another gets a frame (run here, as calls are)."""
+    from .state import Frame
+    (nodes,) = data
+    if nodes is None:
+        return None
+    try:
+        ability, card, player = (gen.expr(x) for x in nodes)
+    except _Unsupported:
+        return None
+    procs = gen.name(gen.c.prog.procs, "PR")
+    return [
+        f"{pad}_n = {ability}",
+        f"{pad}pc = fr.pc = {k + 1}",
+        f"{pad}if _n is not None:",
+        f"{pad}    _u = {procs}[_n]",
+        f"{pad}    if _u.direct is not None:",
+        f"{pad}        _u.direct(rt, [{card}, {player}])",
+        f"{pad}    else:",
+        f"{pad}        _f = {gen.name(Frame, 'Fr')}(_u, 0, [{card}, {player}] + [None] * (_u.nslots - 2))",
+        f"{pad}        st.frames.append(_f)",
+        f"{pad}        if rt.coverage is not None: rt.covered(_n)",
+        f"{pad}        if len(st.frames) > {_SYNC_DEPTH}:",
+        f"{pad}            rt.halt = True",
+        f"{pad}            return",
+        f"{pad}        _u.runner(rt, _f)",
+        f"{pad}        if st.frames[-1] is not fr or rt.queue or st.pending is not None or st.result is not None "
+        f"or rt.paused:",
+        f"{pad}            return",
+        f"{pad}        rt.halt = False",
+        f"{pad}if rt.halt: return"]
 
 
 def _pasted_simple(gen: "PyGen", cb, k: int, kind, data, target, goto, pad: str) -> list[str] | None:

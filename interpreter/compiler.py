@@ -336,7 +336,7 @@ class Compiler:
                 self._vchoose_many(call, kind[2], slot, cb)
             elif name == "use":
                 a, c, p = (self.expr(x) for x in kind[2])
-                cb.use(a, c, p, call.span)
+                cb.use(a, c, p, call.span, kind[2])
             elif name == "end_game":
                 fn = B.compile_primitive(self, call, kind[2])
                 cb.end_game(fn, call.span)
@@ -420,8 +420,9 @@ class Compiler:
         if (option_type.name == "list" and self._fixed_labels(get, option_type.elem)
                 and self.consts.is_constant(get["options"], frozenset())):
             # The same options every time (e.g. every possible plan): build them once.
-            make_options = once(lambda rt, L: _dedupe([Option(str(lab(v)), v) for lab in (label(rt, L),)
-                                                       for v in options(rt, L)]))
+            # A tuple, so that every decision shares it (tuple() of a tuple does not copy).
+            make_options = once(lambda rt, L: tuple(_dedupe([Option(str(lab(v)), v) for lab in (label(rt, L),)
+                                                             for v in options(rt, L)])))
         else:
             def make_options(rt, L):
                 lab = label(rt, L)
@@ -1321,7 +1322,9 @@ class _CodeBuilder:
             return ins
         self._add(make, span, "call", (proc, args, slot, nodes))
 
-    def use(self, ability, card, player, span) -> None:
+    def use(self, ability, card, player, span, nodes=None) -> None:
+        """Run a card's ability: at once when it never pauses, else in a frame of its own;
+        `nodes` (ability, card, player) let the code generator write this inline."""
         procs = self.c.prog.procs
 
         def make(i, t, fix):
@@ -1344,7 +1347,7 @@ class _CodeBuilder:
                 if rt.coverage is not None:
                     rt.covered(name)
             return ins
-        self._add(make, span)
+        self._add(make, span, "use", (nodes,))
 
     def fire(self, make_event, span) -> None:
         def make(i, t, fix):
