@@ -25,7 +25,7 @@ from .format import formatter
 from .limits import bounded_join, bounded_range
 from .purity import recursive_functions, syntax_nodes
 from .runtime import BREAK, CONTINUE, Return, list_item, zone_item
-from .state import Option
+from .state import Decision, Option
 
 _ids = itertools.count()
 
@@ -454,18 +454,18 @@ class PyGen:
             return f"tuple(dict.fromkeys({self.seq(a['items'])}))"
         return self.closure_call(e)
 
-    def choose_parts(self, get: dict, make_options, inline_labels: bool):
-        """A generated function (rt, L) -> the parts of a `choose` decision, each computed in
-        the order the closures would (none when `by:` is none), or None if it cannot be
-        written. `make_options` is the closure for the options, used unless `inline_labels`
-        lets the options and their labels be one list comprehension."""
-        from .compiler import _dedupe
+    def choose_build(self, get: dict, make_options, inline_labels: bool, span, value_type: str):
+        """A generated function (rt, L) -> the `choose` Decision, with the closures' checks,
+        order of evaluation and result, or None if it cannot be written. `make_options` is
+        the closure for the options, used unless `inline_labels` lets the options and their
+        labels be one list comprehension."""
+        from .compiler import _dedupe, _in_simultaneous, choose_errors
+        tn = self.name(tuple.__new__, "tn")     # builds a named tuple without its Python __new__
         try:
             opts = f"{self.name(make_options, 'm')}(rt, L)"
             node, label = get["options"], get["label"]
             if inline_labels and (label is None or isinstance(label, A.Lambda)):
-                # tuple.__new__ builds the named tuple without its Python-level __new__.
-                option = f"{self.name(tuple.__new__, 'tn')}({self.name(Option, 'O')}, "
+                option = f"{tn}({self.name(Option, 'O')}, "
                 seq = self._iterable(node)
                 if label is None:
                     t = self.res.types.get(node, ANY)
@@ -476,13 +476,29 @@ class PyGen:
                     slot = self.res.slots[label]
                     each = f"{option}(str({self.expr(label.body)}), L[{slot}])) for L[{slot}] in {seq}"
                 opts = f"{self.name(_dedupe, 'f')}([{each}])"
-            parts = [opts] + [self.expr(get[k]) if get.get(k) is not None else "None"
-                              for k in ("pass", "prompt", "secret", "help", "confirm")]
-            body = (f"    _p = {self.expr(get['by'])}\n    if _p is None:\n        return None\n"
-                    f"    return (_p, {', '.join(parts)})\n")
+            fail = self.name(choose_errors(span), "err")
+            lines = [f"    _p = {self.expr(get['by'])}",
+                     f"    if _p is None: {fail}('by')",
+                     f"    _o = {opts}",
+                     "    _i = -1"]
+            if get.get("pass") is not None:
+                lines += [f"    _t = {self.expr(get['pass'])}",
+                          "    if _t is not None:",
+                          "        _t = str(_t)",
+                          "        _o = [o for o in _o if o[0] != _t]",
+                          f"        _o.append({tn}({self.name(Option, 'O')}, (_t, None)))",
+                          "        _i = len(_o) - 1"]
+            lines.append(f"    if not _o: {fail}('options')")
+            prompt = f"str({self.expr(get['prompt'])})" if get.get("prompt") is not None else "'Choose'"
+            secret = f"bool({self.expr(get['secret'])})" if get.get("secret") is not None else "False"
+            help_ = f"str({self.expr(get['help'])} or '')" if get.get("help") is not None else "''"
+            confirm = f"bool({self.expr(get['confirm'])})" if get.get("confirm") is not None else "False"
+            self.ns["_in_simultaneous"] = _in_simultaneous
+            lines.append(f"    return {tn}({self.name(Decision, 'D')}, (_p, {prompt}, tuple(_o), 'choose', "
+                         f"{secret} or _in_simultaneous(rt), (), {help_}, {confirm}, _i, {value_type!r}))")
         except _Unsupported:
             return None
-        return self.build(body, f"_d{next(_ids)}")
+        return self.build("\n".join(lines) + "\n", f"_d{next(_ids)}")
 
     def inline_or_call(self, node, fn, as_seq: bool = False) -> str:
         """Source for expression `node` written inline (`as_seq`: a zone as its cards), or a

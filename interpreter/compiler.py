@@ -427,17 +427,17 @@ class Compiler:
             def make_options(rt, L):
                 lab = label(rt, L)
                 return _dedupe([Option(str(lab(v)), v) for v in options(rt, L)])
-        parts = None
         if self.gen is not None:
-            parts = self.gen.choose_parts(get, make_options, not self._fixed_labels(get, option_type.elem)
-                                          if option_type.name == "list" else True)
-        if parts is not None:
-            return cb.decide(self._choose_from_parts(parts, span, value_type, get), slot, span, secret_done=True)
+            inline_labels = not self._fixed_labels(get, option_type.elem) if option_type.name == "list" else True
+            generated = self.gen.choose_build(get, make_options, inline_labels, span, value_type)
+            if generated is not None:
+                return cb.decide(generated, slot, span, secret_done=True)
+        fail = choose_errors(span)
 
         def build(rt, L):
             player = by(rt, L)
             if player is None:
-                raise RulesRuntimeError("`choose` needs a player (`by:` is none)", span, None, "R006")
+                fail("by")
             opts = make_options(rt, L)
             pass_at = -1
             if pass_label is not None:
@@ -447,40 +447,12 @@ class Compiler:
                     opts.append(Option(str(text), None))
                     pass_at = len(opts) - 1
             if not opts:
-                raise RulesRuntimeError("`choose` has no options to offer", span, None, "R007",
-                                        "check that the list is not empty first, or give a `pass:` option")
+                fail("options")
             d = Decision(player, str(prompt(rt, L)), tuple(opts), "choose",
                          bool(secret(rt, L)) if secret is not None else False, pass_index=pass_at,
                          value_type=value_type)
             return finish(d, rt, L)
         cb.decide(build, slot, span)
-
-    @staticmethod
-    def _choose_from_parts(parts, span, value_type: str, get: dict):
-        """`choose`'s decision from generated parts (see PyGen.choose_parts): the same checks
-        and the same Decision as the closures' `build`."""
-        has_pass, has_prompt, has_help, has_confirm = (get.get(k) is not None
-                                                       for k in ("pass", "prompt", "help", "confirm"))
-
-        def build(rt, L):
-            got = parts(rt, L)
-            if got is None:
-                raise RulesRuntimeError("`choose` needs a player (`by:` is none)", span, None, "R006")
-            player, opts, text, prompt, secret, help_, confirm = got
-            pass_at = -1
-            if has_pass and text is not None:
-                text = str(text)
-                opts = [o for o in opts if o.label != text]
-                opts.append(Option(text, None))
-                pass_at = len(opts) - 1
-            if not opts:
-                raise RulesRuntimeError("`choose` has no options to offer", span, None, "R007",
-                                        "check that the list is not empty first, or give a `pass:` option")
-            return new_tuple(Decision, (player, str(prompt) if has_prompt else "Choose", tuple(opts), "choose",
-                                        bool(secret) or _in_simultaneous(rt), (),
-                                        str(help_ or "") if has_help else "",
-                                        bool(confirm) if has_confirm else False, pass_at, value_type))
-        return build
 
     def _vchoose_many(self, call, args, slot, cb) -> None:
         get, options, by, prompt, label, secret, finish = self._decision_common(call, args)
@@ -1089,10 +1061,6 @@ def memo_labels(label):
     return labels
 
 
-# Builds a named tuple from a plain tuple of all its fields, without its Python-level __new__.
-new_tuple = tuple.__new__
-
-
 def _dedupe(options: list) -> list:
     # Options with the same label are one choice for the player (two copies of a card).
     if len(options) < 2 or len({o.label for o in options}) == len(options):
@@ -1459,6 +1427,16 @@ def _value_type(list_type) -> str:
     if list_type.name == "list" and list_type.elem is not None:
         return list_type.elem.name
     return "any"
+
+
+def choose_errors(span):
+    """Raises `choose`'s errors at `span`: no player ("by") or nothing to offer ("options")."""
+    def fail(what: str):
+        if what == "by":
+            raise RulesRuntimeError("`choose` needs a player (`by:` is none)", span, None, "R006")
+        raise RulesRuntimeError("`choose` has no options to offer", span, None, "R007",
+                                "check that the list is not empty first, or give a `pass:` option")
+    return fail
 
 
 def forced(rt, d: Decision) -> None:

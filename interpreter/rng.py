@@ -39,9 +39,22 @@ def below(state: int, n: int) -> tuple[int, int]:
 
 
 def shuffle(items: list, state: int) -> int:
-    """Fisher-Yates shuffle in place; returns the next state."""
+    """Fisher-Yates shuffle in place; returns the next state.
+
+    The same draws as calling `below(state, i + 1)` for i from the end, written out in one
+    loop (decks are shuffled often: this is the generator's hot spot).
+    """
     for i in range(len(items) - 1, 0, -1):
-        j, state = below(state, i + 1)
+        n = i + 1
+        limit = (1 << 64) - ((1 << 64) % n)
+        while True:
+            state = (state + GOLDEN) & MASK
+            z = ((state ^ (state >> 30)) * 0xBF58476D1CE4E5B9) & MASK
+            z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK
+            z ^= z >> 31
+            if z < limit:
+                break
+        j = z % n
         items[i], items[j] = items[j], items[i]
     return state
 
