@@ -283,6 +283,16 @@ class PyGen:
         finally:
             self._in_iterable -= 1
 
+    def consumed(self, e) -> str:
+        """e as a sequence read once, at once, and dropped (by count, sum, max...): a
+        comprehension need not be frozen into a tuple, a zone need not be copied."""
+        if type(e) is A.Comprehension:
+            src = self._comprehension(e)
+            return src[len("tuple("):-1]       # the list comprehension inside tuple(...)
+        if self.res.types.get(e) == ZONE:
+            return f"st.zones[{self.expr(e)}]"
+        return self.expr(e)
+
     def _comprehension(self, e) -> str:
         slot = self.res.slots[e]
         # An expression never moves cards, so a comprehension can walk a zone's list itself.
@@ -431,11 +441,11 @@ class PyGen:
             x = a["items"]
             if self.res.types.get(x) == ZONE:
                 return f"len(st.zones[{self.expr(x)}])"
-            return f"len({self.expr(x)})"
+            return f"len({self.consumed(x)})"
         if name in ("sum", "any", "all"):
-            return f"{name}({self.seq(a['items'])})"
+            return f"{name}({self.consumed(a['items'])})"
         if name in ("max", "min") and a.get("default") is not None:
-            return f"{name}({self.seq(a['items'])}, default={self.expr(a['default'])})"
+            return f"{name}({self.consumed(a['items'])}, default={self.expr(a['default'])})"
         if name in ("top", "bottom") and a["zone"] is not None:
             return f"{self.name(_top if name == 'top' else _bottom, 'f')}(st.zones[{self.expr(a['zone'])}])"
         if name == "player":
@@ -908,7 +918,7 @@ def _bottom(cards):
 
 
 def _players_from(start, n):
-    return tuple((start + k) % n for k in range(n))
+    return tuple([(start + k) % n for k in range(n)])
 
 
 __all__ = ["PyGen", "BOOL", "CARD", "PLAYER", "ANY", "formatter"]
