@@ -646,20 +646,18 @@ def flip_card(rt, card, value, span) -> None:
         rt.sink({"type": "flip", "card": rt.prog.card_ids[card]})
 
 
-def face_up_card(rt, card, value, span) -> None:
-    if card is None:
-        raise _no_card("face_up", span)
-    rt.st.faceup[card] = True
-    if rt.sink is not None:
-        rt.sink({"type": "face_up", "card": rt.prog.card_ids[card]})
+def _face_setter(name: str, up: bool):
+    def act(rt, card, value, span) -> None:
+        if card is None:
+            raise _no_card(name, span)
+        rt.st.faceup[card] = up
+        if rt.sink is not None:
+            rt.sink({"type": name, "card": rt.prog.card_ids[card]})
+    return act
 
 
-def face_down_card(rt, card, value, span) -> None:
-    if card is None:
-        raise _no_card("face_down", span)
-    rt.st.faceup[card] = False
-    if rt.sink is not None:
-        rt.sink({"type": "face_down", "card": rt.prog.card_ids[card]})
+face_up_card = _face_setter("face_up", True)
+face_down_card = _face_setter("face_down", False)
 
 
 def rotate_card(rt, card, value, span) -> None:
