@@ -22,7 +22,7 @@ from rulesvm.dsl.types import ANY, BOOL, CARD, INT, PLAYER, ZONE
 from .builtins import CARD_ACTIONS
 from .errors import RulesRuntimeError
 from .format import formatter
-from .limits import bounded_join, bounded_range
+from .limits import bounded_join, bounded_range, concat_lists
 from .purity import recursive_functions, syntax_nodes
 from .runtime import BREAK, CONTINUE, Return, list_item, zone_item
 from .state import Decision, Option
@@ -266,6 +266,11 @@ class PyGen:
         if op == "..":
             return f"{self.name(bounded_range, 'f')}({a}, {b}, {self.name(e.span, 'S')})"
         if op == "+" and self.res.types.get(e) != INT:
+            zones = self._zone_terms(e)
+            if zones is not None:
+                # zone + zone + ...: one tuple of their cards, not a copy per `+`.
+                lists = ", ".join(f"st.zones[{z}]" for z in zones)
+                return f"{self.name(concat_lists, 'f')}({self.name(e.span, 'S')}, {lists})"
             return f"{self.name(bounded_join, 'f')}({a}, {b}, {self.name(e.span, 'S')})"
         return f"({a} {op} {b})"
 
@@ -292,6 +297,15 @@ class PyGen:
         if self.res.types.get(e) == ZONE:
             return f"st.zones[{self.expr(e)}]"
         return self.expr(e)
+
+    def _zone_terms(self, e) -> list[str] | None:
+        """The zones of `z1 + z2 + ...` (sources of zone indices), or None if any term is not a zone."""
+        if type(e) is A.Binary and e.op == "+":
+            left, right = self._zone_terms(e.left), self._zone_terms(e.right)
+            return left + right if left is not None and right is not None else None
+        if self.res.types.get(e) == ZONE:
+            return [self.expr(e)]
+        return None
 
     def _comprehension(self, e) -> str:
         slot = self.res.slots[e]

@@ -7,6 +7,8 @@ untrusted game file cannot exhaust the machine's memory: a list or text the rule
 
 from __future__ import annotations
 
+from itertools import chain
+
 from .errors import MAX_ITEMS, RulesRuntimeError
 
 
@@ -27,3 +29,11 @@ def bounded_join(a, b, span):
     if type(a) in (tuple, list, str) and len(a) + len(b) > MAX_ITEMS:
         raise _too_long(len(a) + len(b), span)
     return a + b
+
+
+def concat_lists(span, *lists) -> tuple:
+    """`a + b + c ...` of several lists (zones' cards) as one tuple, refusing results too long."""
+    out = tuple(chain(*lists))
+    if len(out) > MAX_ITEMS:
+        raise _too_long(len(out), span)
+    return out
