@@ -498,13 +498,19 @@ class PyGen:
                     each = f"{option}(str({fmt}(_v, rt)), _v)) for _v in {seq}"
                 else:
                     slot = self.res.slots[label]
-                    each = f"{option}(str({self.expr(label.body)}), L[{slot}])) for L[{slot}] in {seq}"
-                opts = f"{self.name(_dedupe, 'f')}([{each}])"
+                    text = self.expr(label.body)
+                    if not _always_text(label.body):
+                        text = f"str({text})"
+                    each = f"{option}({text}, L[{slot}])) for L[{slot}] in {seq}"
+                opts = f"[{each}]"
             fail = self.name(choose_errors(span), "err")
             lines = [f"    _p = {self.expr(get['by'])}",
                      f"    if _p is None: {fail}('by')",
                      f"    _o = {opts}",
                      "    _i = -1"]
+            if opts.startswith("["):
+                # Options with the same label are one choice (two copies of a card).
+                lines.append(f"    if len(_o) > 1: _o = {self.name(_dedupe, 'f')}(_o)")
             if get.get("pass") is not None:
                 lines += [f"    _t = {self.expr(get['pass'])}",
                           "    if _t is not None:",
@@ -784,6 +790,15 @@ def proc_runner_source(gen: "PyGen", cb, code) -> str:
     return (f"    L = fr.locals\n    st = rt.st\n    pc = fr.pc\n    try:\n        while True:\n{body}\n"
             f"            raise RuntimeError('fell off the end of a procedure')  # pragma: no cover\n"
             f"    except BaseException:\n        fr.pc = pc\n        raise\n")
+
+
+def _always_text(e) -> bool:
+    """Is e a text in every case (never none), e.g. "{c} (face down)"?"""
+    if type(e) is A.StrLit:
+        return True
+    if type(e) is A.IfExpr:
+        return _always_text(e.then) and _always_text(e.else_)
+    return False
 
 
 def _inline_call(gen: "PyGen", cb, data, k: int, pad: str) -> list[str] | None:
