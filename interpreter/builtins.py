@@ -663,7 +663,9 @@ face_down_card = _face_setter("face_down", False)
 def rotate_card(rt, card, value, span) -> None:
     if card is None:
         raise _no_card("rotate", span)
-    rt.st.turn[card] = (rt.st.turn[card] + _check_degrees(value, span)) % 360
+    if value % 90:
+        _check_degrees(value, span)
+    rt.st.turn[card] = (rt.st.turn[card] + value) % 360
     if rt.sink is not None:
         rt.sink({"type": "rotate", "card": rt.prog.card_ids[card]})
 
@@ -671,7 +673,9 @@ def rotate_card(rt, card, value, span) -> None:
 def set_turn_card(rt, card, value, span) -> None:
     if card is None:
         raise _no_card("set_turn", span)
-    rt.st.turn[card] = _check_degrees(value, span) % 360
+    if value % 90:
+        _check_degrees(value, span)
+    rt.st.turn[card] = value % 360
     if rt.sink is not None:
         rt.sink({"type": "set_turn", "card": rt.prog.card_ids[card]})
 

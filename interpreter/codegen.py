@@ -347,7 +347,9 @@ class PyGen:
             info = next(z for z in self.c.prog.zones if z.name == kind[1])
             if info.per_player and not info.dims:
                 p = self.expr(kind[2][0])
-                if p.startswith("L[") and p.endswith("]") and p[2:-1].isdigit():
+                if p.isdigit():
+                    return str(info.base + int(p))       # a fixed seat, e.g. player(1)
+                if _SIMPLE.match(p) and p != "None":
                     err = self.name(RulesRuntimeError(f"zone `{kind[1]}` of none", e.span, None, "R008"), "E")
                     return f"({info.base} + {p} if {p} is not None else _raise({err}))"
                 return f"{self.name(_player_zone, 'f')}({info.base}, {p}, {kind[1]!r}, {self.name(e.span, 'S')})"
