@@ -7,7 +7,7 @@ lets CPython compile it once: a rule like `sum([c.number for c in row(p) if c.fa
 becomes one function with a list comprehension, reading the state's lists directly.
 Anything it does not know how to write (most primitives) is called as the closure the
 first compiler builds for it, so both stay interchangeable and the semantics live in one
-place. The generated source of every function is kept (`Program.sources_py`) for
+place. The generated source of every function is kept (`program.compiler.gen.sources`) for
 debugging (`rulesvm` never writes it to disk).
 """
 
