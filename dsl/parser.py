@@ -546,6 +546,33 @@ STATEMENT_KEYWORDS = ("let", "for", "while", "repeat", "loop", "return", "emit",
                       "simultaneous")
 MAX_SYNTAX_ERRORS = 50
 
+# How deeply expressions and blocks may nest (levels of the parse tree). The passes after
+# parsing recurse once per level or more, and Python's stack is finite: past this, E105.
+# Rules written by hand stay far below it (the launch games: under 30).
+MAX_NESTING = 200
+
+
+def _check_nesting(tree, path: str) -> None:
+    """E105 at the first place (in reading order) where the parse tree is too deep; the
+    walk is iterative, so a tree of any depth is measured safely."""
+    stack = [(tree, 1)]
+    too_deep, first = False, None
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_NESTING:
+            too_deep = True
+            meta = getattr(node, "meta", None)
+            if meta is not None and not meta.empty and (first is None or (meta.line, meta.column) < first):
+                first = (meta.line, meta.column)
+            continue
+        stack.extend((c, depth + 1) for c in getattr(node, "children", ()) if hasattr(c, "children"))
+    if too_deep:
+        line, col = first or (1, 1)
+        raise DiagnosticError([Diagnostic(
+            "E105", f"the rules nest too deeply here: more than {MAX_NESTING} levels of expressions and "
+            "blocks (each operator of a long chain like `a + b + c ...` is a level too)", Span(path, line, col),
+            hint="give parts of the expression names with `let`, or move them into a `func`")])
+
 
 @functools.lru_cache(maxsize=1)
 def _keyword_terminals() -> dict[str, str]:
@@ -683,6 +710,7 @@ def parse_rules(text: str, path: str) -> A.RulesFile:
         raise DiagnosticError(errors) from None
     if errors:
         raise DiagnosticError(errors)
+    _check_nesting(tree, path)
     result = _Builder(path, errors).transform(tree)
     if errors:
         raise DiagnosticError(errors)
@@ -697,6 +725,7 @@ def parse_expression(text: str, path: str, line: int = 1, col: int = 1) -> A.Exp
         tree = _lark().parse(padded, start="expr")
     except UnexpectedInput as exc:
         raise DiagnosticError([_syntax_diagnostic(exc, path, padded)]) from None
+    _check_nesting(tree, path)
     result = _Builder(path, errors).transform(tree)
     if errors:
         raise DiagnosticError(errors)

@@ -103,9 +103,18 @@ class PyGen:
 
     def build(self, src_body: str, fname: str):
         code = f"def {fname}(rt, L):\n    st = rt.st\n{src_body}"
-        self.sources.append(code)
-        exec(compile(code, f"<rules:{fname}>", "exec"), self.ns)
+        self._compile(code, f"<rules:{fname}>")
         return self.ns[fname]
+
+    def _compile(self, code: str, filename: str) -> None:
+        """Compile and define generated source; source Python cannot compile (an expression
+        nested deeper than its parser allows) raises _Unsupported: the closures run it."""
+        try:
+            compiled = compile(code, filename, "exec")
+        except (SyntaxError, RecursionError, MemoryError) as exc:
+            raise _Unsupported(f"Python cannot compile the generated code: {exc}") from None
+        self.sources.append(code)
+        exec(compiled, self.ns)
 
     # ------------------------------------------------------------------ expressions
     def function(self, e):
@@ -116,7 +125,10 @@ class PyGen:
             return self.c._expr(e)
         if src.endswith("(rt, L)") and src[:-7] in self.ns and src[:-7].startswith("_c"):
             return self.ns[src[:-7]]         # the whole expression is a closure: no wrapper
-        return self.build(f"    return {src}\n", f"_e{next(_ids)}")
+        try:
+            return self.build(f"    return {src}\n", f"_e{next(_ids)}")
+        except _Unsupported:
+            return self.c._expr(e)
 
     def expr(self, e) -> str:
         t = type(e)
@@ -528,9 +540,9 @@ class PyGen:
             self.ns["_in_simultaneous"] = _in_simultaneous
             lines.append(f"    return {tn}({self.name(Decision, 'D')}, (_p, {prompt}, tuple(_o), 'choose', "
                          f"{secret} or _in_simultaneous(rt), (), {help_}, {confirm}, _i, {value_type!r}))")
+            return self.build("\n".join(lines) + "\n", f"_d{next(_ids)}")
         except _Unsupported:
             return None
-        return self.build("\n".join(lines) + "\n", f"_d{next(_ids)}")
 
     def inline_or_call(self, node, fn, as_seq: bool = False) -> str:
         """Source for expression `node` written inline (`as_seq`: a zone as its cards), or a
@@ -550,9 +562,10 @@ class PyGen:
         self.ns["forced"] = forced
         src = proc_runner_source(self, cb, code)
         name = f"_r{next(_ids)}"
-        full = f"def {name}(rt, fr):\n{src}"
-        self.sources.append(full)
-        exec(compile(full, f"<rules:{cb.proc_name}>", "exec"), self.ns)
+        try:
+            self._compile(f"def {name}(rt, fr):\n{src}", f"<rules:{cb.proc_name}>")
+        except _Unsupported:
+            return None                      # Runtime.run steps through the instructions instead
         return self.ns[name]
 
     # ------------------------------------------------------------------ statements
@@ -563,7 +576,10 @@ class PyGen:
         except _Unsupported:
             return None
         body = "\n".join(lines) + "\n" if lines else ""
-        fn = self.build(body + "    return None\n", f"_b{next(_ids)}")
+        try:
+            fn = self.build(body + "    return None\n", f"_b{next(_ids)}")
+        except _Unsupported:
+            return None
         self.blocks[fn] = (block.stmts, rule)
         return fn
 
@@ -831,7 +847,7 @@ def _inline_call(gen: "PyGen", cb, data, k: int, pad: str) -> list[str] | None:
         f"{pad}if rt.coverage is not None: rt.covered({proc.name!r})",
         # Run the callee here rather than through Runtime.run (one Python call instead of a
         # trip through the run loop and back into this runner), unless frames pile up.
-        f"{pad}if len(st.frames) > {_SYNC_DEPTH}:",
+        f"{pad}if len(st.frames) > {_SYNC_DEPTH} or {p}.runner is None:",
         f"{pad}    rt.halt = True",
         f"{pad}    return",
         f"{pad}{p}.runner(rt, _f)",
@@ -863,7 +879,7 @@ def _inline_use(gen: "PyGen", data, k: int, pad: str) -> list[str] | None:
         f"{pad}        _f = {gen.name(Frame, 'Fr')}(_u, 0, [{card}, {player}] + [None] * (_u.nslots - 2))",
         f"{pad}        st.frames.append(_f)",
         f"{pad}        if rt.coverage is not None: rt.covered(_n)",
-        f"{pad}        if len(st.frames) > {_SYNC_DEPTH}:",
+        f"{pad}        if len(st.frames) > {_SYNC_DEPTH} or _u.runner is None:",
         f"{pad}            rt.halt = True",
         f"{pad}            return",
         f"{pad}        _u.runner(rt, _f)",

@@ -230,8 +230,22 @@ def _symlink_outside(tmp: str) -> str:
     return path
 
 
+def _deep_rules(tmp: str) -> str:
+    """An expression of 300 parentheses inside each other (E105 where it passes 200 levels)."""
+    expr = "1"
+    for _ in range(300):
+        expr = f"(1 + {expr})"
+    with open(os.path.join(tmp, "deep.rules"), "w", encoding="utf-8") as fh:
+        fh.write(f"var total: int = 0\ngame {{\n  total = {expr}\n  end_game(scores: [total])\n}}\n")
+    path = os.path.join(tmp, "game.yaml")
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write("id: deep\nname: Deep\nplayers: 1\nrules: deep.rules\ncards: []\n")
+    return path
+
+
 GENERATORS = {"huge_yaml": _huge_yaml, "huge_rules": _huge_rules, "directory": _directory,
-              "rules_directory": _rules_directory, "symlink_outside": _symlink_outside}
+              "rules_directory": _rules_directory, "symlink_outside": _symlink_outside,
+              "deep_rules": _deep_rules}
 
 
 if __name__ == "__main__":   # show what rulesvm reports for a case

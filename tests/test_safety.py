@@ -373,3 +373,74 @@ def test_continue_in_a_loop_that_can_pause_counts_steps(tmp_path, body, codegen)
     with pytest.raises(RulesRuntimeError) as info:
         Match(program, seed=1, max_steps=20_000)
     assert info.value.code == "R002"
+
+
+# ---------------------------------------------------------------------- deep nesting
+
+def _nested(form: str, k: int) -> str:
+    """A game whose rules nest `k` levels deep in one of several ways."""
+    if form == "parentheses":
+        e = "1"
+        for _ in range(k):
+            e = f"(1 + {e})"
+        body = f"  total = {e}\n"
+    elif form == "calls":
+        body = "  total = " + "abs(" * k + "1" + ")" * k + "\n"
+    elif form == "minus signs":
+        body = "  total = " + "- " * k + "1\n"
+    elif form == "lists":
+        body = "  let y = " + "[" * k + "1" + "]" * k + "\n"
+    elif form == "a chain of operators":
+        body = "  total = " + " + ".join(["1"] * k) + "\n"
+    else:   # blocks
+        body = "".join("  " * (i + 1) + "if total >= 0 {\n" for i in range(k)) + "  total += 1\n" + "}\n" * k
+    return "var total: int = 0\ngame {\n" + body + "  end_game(scores: [total])\n}\n"
+
+
+FORMS = ["parentheses", "calls", "minus signs", "lists", "a chain of operators", "blocks"]
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_rules_nested_too_deeply_are_e105_not_a_crash(tmp_path, form):
+    path = game_with(tmp_path, _nested(form, 1500))
+    result = subprocess.run([sys.executable, "-m", "rulesvm.cli.main", "validate", path],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 1
+    assert "error[E105]" in result.stdout + result.stderr and "Traceback" not in result.stdout + result.stderr
+    with pytest.raises(DiagnosticError) as info:
+        api.load_game(path)
+    (diag,) = info.value.diagnostics
+    assert diag.code == "E105" and diag.span.line >= 3
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_the_deepest_rules_allowed_run_under_both_back_ends(tmp_path, form):
+    """Just under the limit, every pass (checker, compiler, generated Python, whose parser
+    allows only 200 nested parentheses, and the closures) still copes."""
+    from rulesvm.dsl.parser import parse_rules
+    k = 1
+    while True:              # the deepest nesting of this form that E105 lets through
+        try:
+            parse_rules(_nested(form, k + 8), "g.rules")
+        except DiagnosticError:
+            break
+        k += 8
+    path = game_with(tmp_path, _nested(form, k))
+    game = api.load_game(path)
+    from rulesvm.interpreter import compile_program
+    for codegen in (True, False):
+        match = api.Match(compile_program(game.model, game.options, codegen=codegen), 1, 0)
+        assert match.is_over
+
+
+def test_generated_code_python_cannot_compile_falls_back_to_closures(tmp_path, monkeypatch):
+    """Python's parser allows 200 nested parentheses; generated code can need more than the
+    rules show (inlining adds some). Such code runs as closures instead of failing."""
+    from rulesvm.dsl import parser
+    monkeypatch.setattr(parser, "MAX_NESTING", 260)
+    path = game_with(tmp_path, _nested("parentheses", 230))
+    game = api.load_game(path)
+    # The whole expression is not generated code (its closures generate the parts Python allows).
+    assert not any("(1 + " * 230 in s for s in game.program.compiler.gen.sources)
+    match = api.new_game(game, 1, 0)
+    assert match.is_over and match.result["scores"] == {"1": 231}
