@@ -612,6 +612,12 @@ class PyGen:
         if t is A.Let:
             return [f"{pad}L[{self.res.slots[s]}] = {self._value(s.value)}"]
         if t is A.ExprStmt:
+            call = self._direct_proc_call(s.expr)
+            if call is not None:
+                # The result is dropped: run the body itself (what `direct` does, minus the
+                # copy of the arguments and the unwrapping of the result).
+                name, body, args = call
+                return [f"{pad}if rt.coverage is not None: rt.covered({name!r})", f"{pad}{body}(rt, {args})"]
             return [f"{pad}{self._value(s.expr)}"]
         if t is A.Assign:
             return self._assign(s, pad)
@@ -658,6 +664,26 @@ class PyGen:
         span = self.name(s.span, "S")
         return [f"{pad}rt.steps += 1",
                 f"{pad}if rt.steps > rt.max_steps: rt.tick({span}, {rule!r})"]
+
+    def _direct_proc_call(self, e):
+        """(name, body, arguments) to call a never-pausing procedure's body with a frame of
+        its size, or None (not such a call, or the body is not compiled yet)."""
+        if not isinstance(e, A.Call):
+            return None
+        kind = self.res.calls.get(e)
+        if not kind or kind[0] != "proc":
+            return None
+        proc = self.c.prog.procs[kind[1]]
+        if proc.body is None:
+            return None
+        params = self.c.m.procs[kind[1]].params
+        try:
+            args = [self.seq(node) if ptype.name == "list" and self.res.types.get(node) == ZONE
+                    else self.expr(node) for node, (_, ptype) in zip(kind[2], params)]
+        except _Unsupported:
+            return None
+        args += ["None"] * (proc.nslots - len(args))
+        return proc.name, self.name(proc.body, "pb"), f"[{', '.join(args)}]"
 
     def _value(self, e) -> str:
         """An expression at statement level: a call of a non-pausing procedure is allowed."""

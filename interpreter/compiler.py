@@ -112,7 +112,9 @@ class Compiler:
         for trig in m.triggers:
             self.prog.procs[trig.proc.name] = CompiledProc(trig.proc.name, "trigger", 0, len(trig.proc.params),
                                                            span=trig.span)
-        for proc in m.procs.values():
+        # Procedures that never pause first, so that generated code calling them can call
+        # their bodies directly.
+        for proc in sorted(m.procs.values(), key=lambda p: p.name in self.suspending):
             self._compile_proc(proc)
         for trig in m.triggers:
             self._compile_proc(trig.proc)
@@ -200,6 +202,7 @@ class Compiler:
                     return r.value
                 return None
             cp.direct = direct
+            cp.body = body
             # A non-pausing procedure still gets VM code, so it can be entered as a frame
             # (triggers, abilities called through `use`).
             cb = _CodeBuilder(self, proc.name, rule)

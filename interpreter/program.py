@@ -24,6 +24,7 @@ class CompiledProc:
     direct: object = None                       # for procs that never pause: a plain closure
     span: object = None
     runner: object = None                       # generated: runs the code until it must stop
+    body: object = None                         # for procs that never pause: the body, (rt, L) -> signal
 
 
 @dataclass
