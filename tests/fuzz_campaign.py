@@ -13,6 +13,7 @@ Cases are numbered and derived from (seed, number), so any case can be replayed:
 
     python -m tests.fuzz_campaign --cases 100000 --jobs 2     # a campaign (see docs/errors.md)
     python -m tests.fuzz_campaign --replay 12345 --seed 0      # one case again, with its traceback
+    python -m tests.fuzz_campaign --cases 5000 --backends      # also compare the two back ends
 
 `tests/test_fuzz.py` runs a small campaign with hypothesis in the test suite.
 """
@@ -161,7 +162,8 @@ def _set_limit(seconds: float) -> None:
 class Worker:
     """A private copy of games/ to mutate files in, case after case."""
 
-    def __init__(self):
+    def __init__(self, backends: bool = False):
+        self.backends = backends      # also play each valid case under both back ends and compare
         self.dir = tempfile.mkdtemp(prefix="rulesvm-fuzz-")
         self.games_dir = os.path.join(self.dir, "games")
         shutil.copytree(GAMES, self.games_dir, ignore=shutil.ignore_patterns("scenarios", "__pycache__"))
@@ -201,6 +203,12 @@ class Worker:
                 return result
             variants = [path] if is_variant else []
             game = api.load_game(game_path, variants=variants)
+            if self.backends:
+                difference = compare_backends(game, case["number"])
+                if difference:
+                    result["outcome"] = "FAILURE"
+                    result["failure"] = f"back ends differ: {difference}"
+                    return result
             match = api.new_game(game, seed=rng.randrange(1000), max_steps=MAX_STEPS)
             for k in range(MAX_DECISIONS):
                 if match.is_over:
@@ -235,6 +243,40 @@ class Worker:
         return result
 
 
+def compare_backends(game, number: int) -> str | None:
+    """Play one game (seeded by the case number) under the generated code and under the
+    plain closures, with a listener and without; None if all four agree, else what differs."""
+    import json as _json
+    from rulesvm import api
+    from rulesvm.interpreter import RulesRuntimeError, compile_program
+    from rulesvm.interpreter.state import state_to_json
+
+    def play(codegen: bool, listen: bool):
+        program = compile_program(game.model, game.options, codegen=codegen)
+        lines: list = []
+        sink = (lambda r: lines.append(_json.dumps(r, sort_keys=True, default=str))) if listen else None
+        choose = random.Random(number).randrange
+        try:
+            match = api.Match(program, None, number % 1000, sink=sink, max_steps=MAX_STEPS)
+            for _ in range(MAX_DECISIONS):
+                if match.is_over:
+                    break
+                match.apply(choose(len(match.legal_options)))
+            end = _json.dumps([match.result, state_to_json(match.state)], sort_keys=True, default=str)
+        except RulesRuntimeError as exc:
+            end = f"{exc.code} {exc.message} at {exc.span}"
+        return lines, end
+    general = play(False, True)
+    for codegen, listen in ((True, True), (True, False), (False, False)):
+        lines, end = play(codegen, listen)
+        if listen and lines != general[0]:
+            at = next((k for k, (a, b) in enumerate(zip(lines, general[0])) if a != b), min(len(lines), len(general[0])))
+            return f"event {at} (codegen={codegen}): {lines[at:at + 1]} != {general[0][at:at + 1]}"
+        if end != general[1]:
+            return f"end of the game (codegen={codegen}, listener={listen}): {end[:200]} != {general[1][:200]}"
+    return None
+
+
 # ---------------------------------------------------------------------- a campaign
 
 _WORKER = None
@@ -260,11 +302,11 @@ def _cache_parses() -> None:
     yaml_loader.load_yaml_text = load_yaml_text
 
 
-def _init():
+def _init(backends: bool = False):
     global _WORKER
     os.nice(10)                 # a campaign leaves the machine to interactive work
     _cache_parses()
-    _WORKER = Worker()
+    _WORKER = Worker(backends)
 
 
 def _run_range(args):
@@ -277,14 +319,14 @@ def _run_range(args):
 
 
 def campaign(cases: int, seed: int = 0, jobs: int = 1, chunk: int = 200, progress=None,
-             failures_file: str | None = None) -> dict:
+             failures_file: str | None = None, backends: bool = False) -> dict:
     games = launch_games()
     started = time.perf_counter()
     outcomes: collections.Counter = collections.Counter()
     codes: collections.Counter = collections.Counter()
     failures: list = []
     ranges = [(seed, a, min(a + chunk, cases), games) for a in range(0, cases, chunk)]
-    with multiprocessing.Pool(jobs, initializer=_init) as pool:
+    with multiprocessing.Pool(jobs, initializer=_init, initargs=(backends,)) as pool:
         for batch in pool.imap_unordered(_run_range, ranges):
             for r in batch:
                 outcomes[r["outcome"]] += 1
@@ -310,9 +352,12 @@ def main(argv=None) -> int:
     ap.add_argument("--out", help="write the summary (and every failure) as JSON to this file; failures "
                     "also go to OUT.failures.jsonl as they are found")
     ap.add_argument("--replay", type=int, help="run one case (its number) and print its result and traceback")
+    ap.add_argument("--backends", action="store_true",
+                    help="also play every valid case under both back ends (generated code, closures), with "
+                    "and without a listener, and count any difference as a failure")
     args = ap.parse_args(argv)
     if args.replay is not None:
-        worker = Worker()
+        worker = Worker(args.backends)
         try:
             r = worker.run(plan(args.seed, args.replay, launch_games()))
         finally:
@@ -326,7 +371,7 @@ def main(argv=None) -> int:
         sys.stderr.write(f"\r{done}/{total} cases, {nfail} failures, {secs:.0f}s, {done / max(secs, 1e-9):.0f}/s   ")
         sys.stderr.flush()
     summary = campaign(args.cases, args.seed, args.jobs, progress=show,
-                       failures_file=args.out + ".failures.jsonl" if args.out else None)
+                       failures_file=args.out + ".failures.jsonl" if args.out else None, backends=args.backends)
     sys.stderr.write("\n")
     brief = {k: v for k, v in summary.items() if k != "failures"}
     brief["failures"] = len(summary["failures"])

@@ -49,3 +49,19 @@ def test_a_fixed_campaign(block):
     """The first cases of the campaign with seed 0: the same files every run."""
     for number in range(block * 15, block * 15 + 15):
         _check(worker().run(plan(0, number, GAMES)))
+
+
+def test_mutated_games_play_the_same_under_both_back_ends():
+    """Differential fuzzing of the code generator: the first cases of the campaign with seed
+    7, each valid one played under the generated code and under the closures, with and
+    without a listener (`python -m tests.fuzz_campaign --backends` for a big campaign)."""
+    differ = Worker(backends=True)
+    try:
+        played = 0
+        for number in range(40):
+            result = differ.run(plan(7, number, GAMES))
+            _check(result)
+            played += result["outcome"] in ("played", "over", "runtime_error")
+        assert played >= 5          # enough valid cases to compare
+    finally:
+        differ.close()
