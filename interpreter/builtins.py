@@ -702,11 +702,25 @@ for _name in CARD_ACTIONS:
 def _log(a):
     msg = a.fn("message")
     to = a.fn("to")
+    if log_text_draws_random(a.c, a.node):
+        def eager(rt, L):
+            text, seat = msg(rt, L), to(rt, L)
+            if rt.sink is not None:
+                rt.log(text, seat)
+        return eager
 
     def run(rt, L):
         if rt.sink is not None:
             rt.log(msg(rt, L), to(rt, L))
     return run
+
+
+def log_text_draws_random(compiler, call) -> bool:
+    """A log line's text is built only when someone listens (bots and playouts run without
+    a log), unless building it draws random numbers: then it is always built, so that the
+    game never depends on whether it is logged."""
+    return any(compiler.consts.draws_random(arg) for arg in call.args) or \
+        any(compiler.consts.draws_random(k.value) for k in call.kwargs)
 
 
 @implements("end_game")

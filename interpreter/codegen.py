@@ -19,7 +19,7 @@ import re
 from rulesvm.dsl import ast as A
 from rulesvm.dsl.types import ANY, BOOL, CARD, INT, PLAYER, ZONE
 
-from .builtins import CARD_ACTIONS
+from .builtins import CARD_ACTIONS, log_text_draws_random
 from .errors import RulesRuntimeError
 from .format import formatter
 from .limits import bounded_join, bounded_range, concat_lists
@@ -451,6 +451,8 @@ class PyGen:
             return f"{self.name(CARD_ACTIONS[name], 'f')}(rt, {self.expr(a['card'])}, {value}, {self.name(e.span, 'S')})"
         if name == "log":
             to = self.expr(a["to"]) if a["to"] is not None else "None"
+            if log_text_draws_random(self.c, e):
+                return f"{self.name(_log_always, 'f')}(rt, {self.expr(a['message'])}, {to})"
             return f"(rt.log({self.expr(a['message'])}, {to}) if rt.sink is not None else None)"
         if name in ("first", "last"):
             x = a["items"]
@@ -968,6 +970,12 @@ def _player_zone(base, p, name, span):
     if p is None:
         raise RulesRuntimeError(f"zone `{name}` of none", span, None, "R008")
     return base + p
+
+
+def _log_always(rt, text, seat) -> None:
+    """A log line whose text was built anyway (it draws random numbers)."""
+    if rt.sink is not None:
+        rt.log(text, seat)
 
 
 def _no_seat(seat, n, span):

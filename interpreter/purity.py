@@ -68,6 +68,28 @@ class ConstantAnalysis:
         return (kind is not None and kind[0] == "func" and self.func_is_constant_body(kind[1])
                 and all(self.is_constant(a, frozenset()) for a in kind[2]))
 
+    def draws_random(self, e) -> bool:
+        """Does evaluating e draw from the game's generator (a random primitive, directly or
+        in a function it calls)? Such an expression must run whether or not anyone listens."""
+        from rulesvm.dsl.primitives import PRIMITIVES
+        for x in syntax_nodes(e):
+            if isinstance(x, A.Call):
+                kind = self.res.calls.get(x)
+                if kind is None:
+                    continue
+                if kind[0] == "prim" and PRIMITIVES[kind[1]].category == "random":
+                    return True
+                if kind[0] == "func" and self._func_draws(kind[1]):
+                    return True
+        return False
+
+    def _func_draws(self, name: str) -> bool:
+        memo = self.__dict__.setdefault("_draw_memo", {})
+        if name not in memo:
+            memo[name] = False              # a cycle: decided by the other calls
+            memo[name] = self.draws_random(self.funcs[name].decl.body)
+        return memo[name]
+
     def is_constant(self, e, bound: frozenset) -> bool:
         if e is None or isinstance(e, (A.IntLit, A.BoolLit, A.NoneLit)):
             return True

@@ -204,3 +204,27 @@ game {{
         assert (info.value.code, info.value.message) == (code, message)
         seen.append(str(info.value.span))
     assert seen[0] == seen[1]       # the same position too
+
+
+def test_a_log_line_that_rolls_dice_rolls_them_whether_or_not_anyone_listens(tmp_path):
+    """Log text is built only for a listener, except when building it draws random numbers:
+    the game must not depend on whether it is logged (found by `fuzz_campaign --backends`)."""
+    rules = """
+func dice() -> int = roll(6) + roll(6)
+var total: int = 0
+game {
+  log("rolled {roll(6)}")
+  log("and {dice()}", to: player(1))
+  log("quietly {total}")
+  total = roll(6)
+  end_game(scores: [total])
+}
+"""
+    path = write_game(tmp_path, rules)
+    for program in _programs(path):
+        for seed in range(20):
+            quiet = api.Match(program, 1, seed).result
+            heard = []
+            logged = api.Match(program, 1, seed, sink=heard.append).result
+            assert quiet == logged
+            assert [r["text"].split()[0] for r in heard if r["type"] == "log"] == ["rolled", "and", "quietly"]
