@@ -315,8 +315,15 @@ def _best_branch(error):
         if fits(sub):
             inner = [e for e in error.context if e.schema_path and e.schema_path[0] == i]
             if inner:
-                return jsonschema.exceptions.best_match(inner)
+                return jsonschema.exceptions.best_match(inner, key=_relevance)
     return error
+
+
+def _relevance(error):
+    """jsonschema's relevance, with the error's path made comparable when it mixes list
+    indices and mapping keys (a YAML mapping can have a number as a key: `{en: , 4: x}`)."""
+    deeper, path, *rest = jsonschema.exceptions.relevance(error)
+    return (deeper, [(0, p, "") if isinstance(p, int) else (1, 0, str(p)) for p in path], *rest)
 
 
 def _branch_errors(error) -> list:

@@ -23,7 +23,7 @@ from .builtins import CARD_ACTIONS, log_text_draws_random
 from .errors import RulesRuntimeError
 from .format import formatter
 from .limits import bounded_join, bounded_range, concat_lists
-from .purity import recursive_functions, syntax_nodes
+from .purity import recursive_functions, recursive_procedures, syntax_nodes
 from .runtime import BREAK, CONTINUE, Return, list_item, zone_item
 from .state import Decision, Option
 
@@ -676,8 +676,8 @@ class PyGen:
         if not kind or kind[0] != "proc":
             return None
         proc = self.c.prog.procs[kind[1]]
-        if proc.body is None:
-            return None
+        if proc.body is None or proc.name in self._recursive_procs():
+            return None               # a recursive procedure goes through `direct`, which counts depth
         params = self.c.m.procs[kind[1]].params
         try:
             args = [self.seq(node) if ptype.name == "list" and self.res.types.get(node) == ZONE
@@ -686,6 +686,11 @@ class PyGen:
             return None
         args += ["None"] * (proc.nslots - len(args))
         return proc.name, self.name(proc.body, "pb"), f"[{', '.join(args)}]"
+
+    def _recursive_procs(self) -> frozenset:
+        if "_rprocs" not in self.__dict__:
+            self._rprocs = recursive_procedures(self.res, self.c.m.procs)
+        return self._rprocs
 
     def _value(self, e) -> str:
         """An expression at statement level: a call of a non-pausing procedure is allowed."""

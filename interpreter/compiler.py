@@ -16,9 +16,9 @@ from rulesvm.dsl.primitives import PRIMITIVES
 from rulesvm.dsl.types import ANY, CARD, INT, PLAYER, ZONE, Type
 
 from . import builtins as B
-from .errors import RulesRuntimeError
+from .errors import MAX_CALL_DEPTH, RulesRuntimeError
 from .format import formatter
-from .limits import bounded_join, bounded_range
+from .limits import bounded_join, bounded_range, too_deep
 from .program import CompiledProc, Program, ZoneInfo
 from .purity import ConstantAnalysis, is_plain_value_type, recursive_functions
 from .runtime import BREAK, CONTINUE, Return, as_rules_error, list_item, rule_name, zone_item
@@ -193,11 +193,17 @@ class Compiler:
 
             name = proc.name
 
+            span = proc.span
+
             def direct(rt, args, body=body, nslots=nslots):
                 if rt.coverage is not None:
                     rt.covered(name)
+                rt.depth += 1
+                if rt.depth > MAX_CALL_DEPTH:
+                    raise too_deep(span, rule)
                 L = list(args) + [None] * (nslots - len(args))
                 r = body(rt, L)
+                rt.depth -= 1
                 if r is not None and r.__class__ is Return:
                     return r.value
                 return None
@@ -1008,7 +1014,12 @@ class Compiler:
                 rt.steps += 1
                 if rt.steps > rt.max_steps:
                     rt.tick(span, rule)
-                return body(rt, L)
+                rt.depth += 1
+                if rt.depth > MAX_CALL_DEPTH:
+                    raise too_deep(span, rule)
+                value = body(rt, L)
+                rt.depth -= 1
+                return value
             bodies[name] = counted
         return bodies
 

@@ -14,6 +14,11 @@ from rulesvm.dsl.diagnostics import Span
 # The most items a list or text built by the rules may hold (see limits.py).
 MAX_ITEMS = 1_000_000
 
+# The most calls of procedures, abilities and recursive functions running inside each other
+# without a pause (see limits.py): endless recursion stops here, at the same call whichever
+# back end runs it and however deep Python's own stack already is.
+MAX_CALL_DEPTH = 120
+
 
 class RulesRuntimeError(Exception):
     def __init__(self, message: str, span: Span | None = None, rule: str | None = None,

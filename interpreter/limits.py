@@ -2,14 +2,15 @@
 
 The step limit stops rules that loop for ever; these stop rules that grow for ever, so an
 untrusted game file cannot exhaust the machine's memory: a list or text the rules build
-(`xs + xs`, `a..b`) may hold at most `MAX_ITEMS` items, else the game stops with R015.
+(`xs + xs`, `a..b`) may hold at most `MAX_ITEMS` items, else the game stops with R015; and
+calls may nest `MAX_CALL_DEPTH` deep, else R004.
 """
 
 from __future__ import annotations
 
 from itertools import chain
 
-from .errors import MAX_ITEMS, RulesRuntimeError
+from .errors import MAX_CALL_DEPTH, MAX_ITEMS, RulesRuntimeError
 
 
 def _too_long(n: int, span) -> RulesRuntimeError:
@@ -37,3 +38,10 @@ def concat_lists(span, *lists) -> tuple:
     if len(out) > MAX_ITEMS:
         raise _too_long(len(out), span)
     return out
+
+
+def too_deep(span, rule: str) -> RulesRuntimeError:
+    """R004 for calls nested deeper than MAX_CALL_DEPTH."""
+    return RulesRuntimeError(f"the rules call themselves too deeply: more than {MAX_CALL_DEPTH} calls inside "
+                             "each other (endless recursion?)", span, rule, "R004",
+                             "a function or procedure that calls itself needs a case that stops")

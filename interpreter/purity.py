@@ -143,23 +143,26 @@ def syntax_nodes(e):
             stack.extend(getattr(x, f.name) for f in fields(x) if f.name != "span")
 
 
-def called_functions(res, e) -> set[str]:
-    """The names of the `func`s an expression calls directly."""
+def called(res, e, kind: str) -> set[str]:
+    """The names of the `func`s (kind "func") or `proc`s (kind "proc") e calls directly."""
     out: set[str] = set()
     for x in syntax_nodes(e):
         if isinstance(x, A.Call):
-            kind = res.calls.get(x)
-            if kind is not None and kind[0] == "func":
-                out.add(kind[1])
+            k = res.calls.get(x)
+            if k is not None and k[0] == kind:
+                out.add(k[1])
     return out
 
 
-def recursive_functions(res, funcs: dict) -> frozenset:
-    """The `func`s that can call themselves, directly or through others: only these can
-    make a call take unbounded work (the others' bodies are expressions of bounded size)."""
-    calls = {name: called_functions(res, f.decl.body) for name, f in funcs.items()}
+def called_functions(res, e) -> set[str]:
+    """The names of the `func`s an expression calls directly."""
+    return called(res, e, "func")
+
+
+def _cyclic(calls: dict) -> frozenset:
+    """The names that can reach themselves in a call graph {name: names it calls}."""
     out = set()
-    for name in funcs:
+    for name in calls:
         seen, todo = set(), list(calls[name])
         while todo:
             k = todo.pop()
@@ -170,3 +173,14 @@ def recursive_functions(res, funcs: dict) -> frozenset:
                 seen.add(k)
                 todo.extend(calls[k])
     return frozenset(out)
+
+
+def recursive_functions(res, funcs: dict) -> frozenset:
+    """The `func`s that can call themselves, directly or through others: only these can
+    make a call take unbounded work (the others' bodies are expressions of bounded size)."""
+    return _cyclic({name: called_functions(res, f.decl.body) for name, f in funcs.items()})
+
+
+def recursive_procedures(res, procs: dict) -> frozenset:
+    """The procedures (of any kind) that can call themselves, directly or through others."""
+    return _cyclic({name: called(res, p.decl.body, "proc") for name, p in procs.items()})

@@ -26,13 +26,14 @@ class Return:
 
 class Runtime:
     __slots__ = ("prog", "st", "n", "sink", "steps", "max_steps", "queue", "debug", "has_moved_triggers",
-                 "breakpoint", "paused", "coverage", "halt", "players")
+                 "breakpoint", "paused", "coverage", "halt", "players", "depth")
 
     def __init__(self, prog, st, nplayers: int, sink=None, debug: bool = False, max_steps: int | None = None):
         self.prog = prog
         self.st = st
         self.n = nplayers
         self.players = tuple(range(nplayers))     # the value of `players`, shared (tuples are immutable)
+        self.depth = 0            # calls running inside each other (limits.MAX_CALL_DEPTH)
         self.sink = sink
         self.steps = 0
         self.max_steps = max_steps or prog.max_steps
@@ -213,6 +214,7 @@ class Runtime:
         frames = st.frames
         self.steps = 0
         self.halt = False
+        self.depth = 0            # a pause never happens inside a call that counts
         bottom = frames[0].proc if frames else None
         try:
             while frames:

@@ -55,6 +55,10 @@ proc deeper(n: int) {
   if n > 0 { deeper(n - 1) }
 }
 
+proc tally(p: player) {
+  total += p.played
+}
+
 proc take(p: player) {
   let c = choose(hand(p), by: p, prompt: "Play", pass: if count(row(p)) > 0 then "Stop" else none,
                  label: c => "{c} ({twice(c.number)})")
@@ -90,6 +94,7 @@ game {
       let first_card = first([c for c in row(p) if c.number >= 0])
       if first_card != none { total += first_card.number }
       total += clamp(total, 0, 50) - clamp(total, 0, 50)
+      tally(p)
     }
   }
   for p in players {

@@ -25,7 +25,7 @@ CASES = {
     "no_option": ("R007", 14, 11, "phase `discard_one`"),
     "type_error": ("R005", 18, 7, "the game block"),
     "runaway": ("R002", 11, 3, "the game block"),
-    "deep_recursion": ("R004", 7, 3, "the game block"),
+    "deep_recursion": ("R004", 3, 1, "function `countdown`"),
 }
 
 

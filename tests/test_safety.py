@@ -444,3 +444,39 @@ def test_generated_code_python_cannot_compile_falls_back_to_closures(tmp_path, m
     assert not any("(1 + " * 230 in s for s in game.program.compiler.gen.sources)
     match = api.new_game(game, 1, 0)
     assert match.is_over and match.result["scores"] == {"1": 231}
+
+
+@pytest.mark.parametrize("rules", [
+    "proc down(n: int) {\n  log(\"call {n}\")\n  down(n + 1)\n}\ngame {\n  down(0)\n  end_game(scores: [0])\n}\n",
+    "func down(n: int) -> int = if n < 0 then 0 else 1 + down(n + 1)\n"
+    "game {\n  log(\"start\")\n  end_game(scores: [down(0)])\n}\n",
+    "ability again { log(\"again\")\n  use(again, first([c for c in box]), you) }\n"
+    "kind token { power: ability }\ngame {\n  use(again, first([c for c in box]), player(1))\n  end_game(scores: [0])\n}\n",
+])
+def test_endless_recursion_stops_at_the_same_call_under_both_back_ends(tmp_path, rules):
+    """R004 comes from a count of calls inside each other, not from Python's stack, so the
+    game stops at the same place whichever back end runs it (found by `--backends`)."""
+    from rulesvm.interpreter import compile_program
+    from .helpers import write_game
+    path = write_game(tmp_path, rules, cards="- {id: t, kind: token, power: again}" if "ability" in rules else "")
+    game = api.load_game(path)
+    stops = []
+    for codegen in (True, False):
+        heard = []
+        with pytest.raises(RulesRuntimeError) as info:
+            api.Match(compile_program(game.model, game.options, codegen=codegen), 1, 0, sink=heard.append)
+        assert info.value.code == "R004" and "more than 120 calls" in info.value.message
+        stops.append(len(heard))
+    assert stops[0] == stops[1]
+
+
+def test_recursion_a_hundred_deep_is_fine(tmp_path):
+    from rulesvm.interpreter import compile_program
+    from .helpers import write_game
+    path = write_game(tmp_path, "var n: int = 0\nproc down(k: int) {\n  n += 1\n  if k > 0 { down(k - 1) }\n}\n"
+                                "func depth(k: int) -> int = if k == 0 then 0 else 1 + depth(k - 1)\n"
+                                "game {\n  down(100)\n  end_game(scores: [n + depth(100)])\n}\n")
+    game = api.load_game(path)
+    for codegen in (True, False):
+        match = api.Match(compile_program(game.model, game.options, codegen=codegen), 1, 0)
+        assert match.result["scores"] == {"1": 201}
