@@ -540,8 +540,10 @@ class PyGen:
             help_ = f"str({self.expr(get['help'])} or '')" if get.get("help") is not None else "''"
             confirm = f"bool({self.expr(get['confirm'])})" if get.get("confirm") is not None else "False"
             self.ns["_in_simultaneous"] = _in_simultaneous
+            if self._has_simultaneous():
+                secret = f"{secret} or _in_simultaneous(rt)"
             lines.append(f"    return {tn}({self.name(Decision, 'D')}, (_p, {prompt}, tuple(_o), 'choose', "
-                         f"{secret} or _in_simultaneous(rt), (), {help_}, {confirm}, _i, {value_type!r}))")
+                         f"{secret}, (), {help_}, {confirm}, _i, {value_type!r}))")
             return self.build("\n".join(lines) + "\n", f"_d{next(_ids)}")
         except _Unsupported:
             return None
@@ -687,6 +689,15 @@ class PyGen:
         args += ["None"] * (proc.nslots - len(args))
         return proc.name, self.name(proc.body, "pb"), f"[{', '.join(args)}]"
 
+    def _has_simultaneous(self) -> bool:
+        """Does any procedure have a `simultaneous` block? (If not, no decision is ever
+        inside one, and generated decisions need not look.)"""
+        if "_simultaneous" not in self.__dict__:
+            m = self.c.m
+            bodies = [p.decl.body for p in m.procs.values()] + [t.proc.decl.body for t in m.triggers]
+            self._simultaneous = any(type(x) is A.For and x.simultaneous for x in syntax_nodes(bodies))
+        return self._simultaneous
+
     def _recursive_procs(self) -> frozenset:
         if "_rprocs" not in self.__dict__:
             self._rprocs = recursive_procedures(self.res, self.c.m.procs)
@@ -807,7 +818,7 @@ def proc_runner_source(gen: "PyGen", cb, code) -> str:
             target = -1 if slot is None else slot
             w(f"{pad}d = {gen.name(build, 'db')}(rt, L)")
             w(f"{pad}fr.pc = {k + 1}")
-            if not secret_done:
+            if not secret_done and gen._has_simultaneous():
                 w(f"{pad}if not d.secret and _in_simultaneous(rt):")
                 w(f"{pad}    d = d._replace(secret=True)")
             w(f"{pad}if len(d.options) == 1:")
