@@ -632,10 +632,8 @@ def _no_card(name, span):
     return RulesRuntimeError(f"`{name}` of none", span, None, "R008")
 
 
-def _check_degrees(value, span):
-    if value % 90 != 0:
-        raise RulesRuntimeError(f"a card turns by multiples of 90 degrees, not {value}", span, None, "R014")
-    return value
+def _bad_degrees(value, span):
+    return RulesRuntimeError(f"a card turns by multiples of 90 degrees, not {value}", span, None, "R014")
 
 
 def flip_card(rt, card, value, span) -> None:
@@ -664,7 +662,7 @@ def rotate_card(rt, card, value, span) -> None:
     if card is None:
         raise _no_card("rotate", span)
     if value % 90:
-        _check_degrees(value, span)
+        raise _bad_degrees(value, span)
     rt.st.turn[card] = (rt.st.turn[card] + value) % 360
     if rt.sink is not None:
         rt.sink({"type": "rotate", "card": rt.prog.card_ids[card]})
@@ -674,7 +672,7 @@ def set_turn_card(rt, card, value, span) -> None:
     if card is None:
         raise _no_card("set_turn", span)
     if value % 90:
-        _check_degrees(value, span)
+        raise _bad_degrees(value, span)
     rt.st.turn[card] = value % 360
     if rt.sink is not None:
         rt.sink({"type": "set_turn", "card": rt.prog.card_ids[card]})

@@ -66,8 +66,10 @@ class PyGen:
     def __init__(self, compiler):
         self.c = compiler
         self.res = compiler.res
+        from .compiler import _in_simultaneous, _return, forced      # (compiler imports this module)
         self.ns: dict = {"BREAK": BREAK, "CONTINUE": CONTINUE, "Return": Return, "_div": _div, "_mod": _mod,
-                         "RulesRuntimeError": RulesRuntimeError, "_raise": _raise}
+                         "RulesRuntimeError": RulesRuntimeError, "_raise": _raise, "_return": _return,
+                         "_in_simultaneous": _in_simultaneous, "forced": forced}
         self.sources: list = []
         self._consts: dict = {}
         # While a function body is written inline: its parameter slots -> the caller's sources.
@@ -370,10 +372,7 @@ class PyGen:
             func = self.c.m.funcs[kind[1]]
             bodies = self.c.func_body(func)
             nslots = self.res.frame_sizes[func.decl]
-            args = []
-            for node, (_, ptype) in zip(kind[2], func.params):
-                args.append(self.seq(node) if ptype.name == "list" and self.res.types.get(node) == ZONE
-                            else self.expr(node))
+            args = self.call_args(kind[2], func.params)
             pad = nslots - len(args)
             arglist = "[" + ", ".join(args) + (", " if args and pad else "") + ", ".join(["None"] * pad) + "]"
             if self.c.consts.call_is_constant(e):
@@ -499,7 +498,7 @@ class PyGen:
         order of evaluation and result, or None if it cannot be written. `make_options` is
         the closure for the options, used unless `inline_labels` lets the options and their
         labels be one list comprehension."""
-        from .compiler import _dedupe, _in_simultaneous, choose_errors
+        from .compiler import _dedupe, choose_errors
         tn = self.name(tuple.__new__, "tn")     # builds a named tuple without its Python __new__
         try:
             opts = f"{self.name(make_options, 'm')}(rt, L)"
@@ -539,7 +538,6 @@ class PyGen:
             secret = f"bool({self.expr(get['secret'])})" if get.get("secret") is not None else "False"
             help_ = f"str({self.expr(get['help'])} or '')" if get.get("help") is not None else "''"
             confirm = f"bool({self.expr(get['confirm'])})" if get.get("confirm") is not None else "False"
-            self.ns["_in_simultaneous"] = _in_simultaneous
             if self._has_simultaneous():
                 secret = f"{secret} or _in_simultaneous(rt)"
             lines.append(f"    return {tn}({self.name(Decision, 'D')}, (_p, {prompt}, tuple(_o), 'choose', "
@@ -560,10 +558,6 @@ class PyGen:
 
     def proc_runner(self, cb, code):
         """A generated function running a procedure's VM code (see `proc_runner_source`)."""
-        from .compiler import _in_simultaneous, _return, forced
-        self.ns["_return"] = _return
-        self.ns["_in_simultaneous"] = _in_simultaneous
-        self.ns["forced"] = forced
         src = proc_runner_source(self, cb, code)
         name = f"_r{next(_ids)}"
         try:
@@ -669,6 +663,11 @@ class PyGen:
         return [f"{pad}rt.steps += 1",
                 f"{pad}if rt.steps > rt.max_steps: rt.tick({span}, {rule!r})"]
 
+    def call_args(self, nodes, params) -> list[str]:
+        """Sources of a call's arguments; a zone given for a list parameter is its cards."""
+        return [self.seq(node) if ptype.name == "list" and self.res.types.get(node) == ZONE else self.expr(node)
+                for node, (_, ptype) in zip(nodes, params)]
+
     def _direct_proc_call(self, e):
         """(name, body, arguments) to call a never-pausing procedure's body with a frame of
         its size, or None (not such a call, or the body is not compiled yet)."""
@@ -682,8 +681,7 @@ class PyGen:
             return None               # a recursive procedure goes through `direct`, which counts depth
         params = self.c.m.procs[kind[1]].params
         try:
-            args = [self.seq(node) if ptype.name == "list" and self.res.types.get(node) == ZONE
-                    else self.expr(node) for node, (_, ptype) in zip(kind[2], params)]
+            args = self.call_args(kind[2], params)
         except _Unsupported:
             return None
         args += ["None"] * (proc.nslots - len(args))
@@ -872,8 +870,7 @@ def _inline_call(gen: "PyGen", cb, data, k: int, pad: str) -> list[str] | None:
     if nodes is None:
         return None
     try:
-        args = [gen.seq(node) if ptype.name == "list" and gen.res.types.get(node) == ZONE else gen.expr(node)
-                for node, (_, ptype) in zip(*nodes)]
+        args = gen.call_args(*nodes)
     except _Unsupported:
         return None
     p = gen.name(proc, "P")
@@ -888,13 +885,18 @@ def _inline_call(gen: "PyGen", cb, data, k: int, pad: str) -> list[str] | None:
         f"{pad}if rt.breakpoint is not None:",
         f"{pad}    rt.check_breakpoint({p})",
         f"{pad}    if rt.halt: return",
-        f"{pad}if rt.coverage is not None: rt.covered({proc.name!r})",
-        # Run the callee here rather than through Runtime.run (one Python call instead of a
-        # trip through the run loop and back into this runner), unless frames pile up.
-        f"{pad}if len(st.frames) > {_SYNC_DEPTH} or {p}.runner is None:",
+        f"{pad}if rt.coverage is not None: rt.covered({proc.name!r})"] + _run_pushed(p, pad)
+
+
+def _run_pushed(proc: str, pad: str) -> list[str]:
+    """Run the frame `_f` just pushed for procedure `proc` from this runner rather than
+    through Runtime.run (one Python call instead of a trip through the run loop and back
+    into this runner), unless frames pile up; go on here only if it simply returned."""
+    return [
+        f"{pad}if len(st.frames) > {_SYNC_DEPTH} or {proc}.runner is None:",
         f"{pad}    rt.halt = True",
         f"{pad}    return",
-        f"{pad}{p}.runner(rt, _f)",
+        f"{pad}{proc}.runner(rt, _f)",
         f"{pad}if st.frames[-1] is not fr or rt.queue or st.pending is not None or st.result is not None or rt.paused:",
         f"{pad}    return",
         f"{pad}rt.halt = False"]
@@ -922,15 +924,7 @@ def _inline_use(gen: "PyGen", data, k: int, pad: str) -> list[str] | None:
         f"{pad}    else:",
         f"{pad}        _f = {gen.name(Frame, 'Fr')}(_u, 0, [{card}, {player}] + [None] * (_u.nslots - 2))",
         f"{pad}        st.frames.append(_f)",
-        f"{pad}        if rt.coverage is not None: rt.covered(_n)",
-        f"{pad}        if len(st.frames) > {_SYNC_DEPTH} or _u.runner is None:",
-        f"{pad}            rt.halt = True",
-        f"{pad}            return",
-        f"{pad}        _u.runner(rt, _f)",
-        f"{pad}        if st.frames[-1] is not fr or rt.queue or st.pending is not None or st.result is not None "
-        f"or rt.paused:",
-        f"{pad}            return",
-        f"{pad}        rt.halt = False",
+        f"{pad}        if rt.coverage is not None: rt.covered(_n)"] + _run_pushed("_u", pad + "        ") + [
         f"{pad}if rt.halt: return"]
 
 

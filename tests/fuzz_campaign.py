@@ -279,9 +279,9 @@ def compare_backends(game, number: int) -> str | None:
         return "with a listener, " + first_difference(generated[0], closures[0])
     if generated[1] != closures[1]:
         return f"with a listener, the end: {generated[1][:200]} != {closures[1][:200]}"
-    quiet = play(True, False)
-    if quiet[1] != play(False, False)[1]:
-        return f"without a listener, the end: {quiet[1][:200]} != {play(False, False)[1][:200]}"
+    quiet, quiet_closures = play(True, False), play(False, False)
+    if quiet[1] != quiet_closures[1]:
+        return f"without a listener, the end: {quiet[1][:200]} != {quiet_closures[1][:200]}"
     if not closures[2] and quiet[1] != closures[1]:
         return f"without a listener against with one: {quiet[1][:200]} != {closures[1][:200]}"
     return None
