@@ -192,15 +192,24 @@ def _huge_yaml(tmp: str) -> str:
     return path
 
 
+def _game_file(folder: str, rules: str, game_id: str = "g") -> str:
+    """game.yaml in `folder`, naming the rules file `rules`; returns its path."""
+    path = os.path.join(folder, "game.yaml")
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(f"id: {game_id}\nname: {game_id.title()}\nplayers: 2\nrules: {rules}\ncards: []\n")
+    return path
+
+
+def _write(path: str, text: str) -> None:
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(text)
+
+
 def _huge_rules(tmp: str) -> str:
     """A rules file just over the 8 MiB limit, named by a small game file (E004)."""
-    with open(os.path.join(tmp, "huge.rules"), "w", encoding="utf-8") as fh:
-        fh.write("game { end_game(scores: [0]) }\n")
-        fh.write(("# " + "x" * 1020 + "\n") * (8 * 1024 + 10))
-    path = os.path.join(tmp, "game.yaml")
-    with open(path, "w", encoding="utf-8") as fh:
-        fh.write("id: huge\nname: Huge\nplayers: 2\nrules: huge.rules\ncards: []\n")
-    return path
+    _write(os.path.join(tmp, "huge.rules"),
+           "game { end_game(scores: [0]) }\n" + ("# " + "x" * 1020 + "\n") * (8 * 1024 + 10))
+    return _game_file(tmp, "huge.rules", "huge")
 
 
 def _directory(tmp: str) -> str:
@@ -211,23 +220,16 @@ def _directory(tmp: str) -> str:
 
 def _rules_directory(tmp: str) -> str:
     os.mkdir(os.path.join(tmp, "rules_dir"))
-    path = os.path.join(tmp, "game.yaml")
-    with open(path, "w", encoding="utf-8") as fh:
-        fh.write("id: d\nname: D\nplayers: 2\nrules: rules_dir\ncards: []\n")
-    return path
+    return _game_file(tmp, "rules_dir", "d")
 
 
 def _symlink_outside(tmp: str) -> str:
     """A rules file that is a symbolic link to a file outside the game's folder (E007)."""
     outside = os.path.join(tmp, "outside.rules")
-    with open(outside, "w", encoding="utf-8") as fh:
-        fh.write("game { end_game(scores: [0]) }\n")
+    _write(outside, "game { end_game(scores: [0]) }\n")
     os.mkdir(os.path.join(tmp, "game"))
     os.symlink(outside, os.path.join(tmp, "game", "linked.rules"))
-    path = os.path.join(tmp, "game", "game.yaml")
-    with open(path, "w", encoding="utf-8") as fh:
-        fh.write("id: s\nname: S\nplayers: 2\nrules: linked.rules\ncards: []\n")
-    return path
+    return _game_file(os.path.join(tmp, "game"), "linked.rules", "s")
 
 
 def _deep_rules(tmp: str) -> str:
@@ -235,12 +237,9 @@ def _deep_rules(tmp: str) -> str:
     expr = "1"
     for _ in range(300):
         expr = f"(1 + {expr})"
-    with open(os.path.join(tmp, "deep.rules"), "w", encoding="utf-8") as fh:
-        fh.write(f"var total: int = 0\ngame {{\n  total = {expr}\n  end_game(scores: [total])\n}}\n")
-    path = os.path.join(tmp, "game.yaml")
-    with open(path, "w", encoding="utf-8") as fh:
-        fh.write("id: deep\nname: Deep\nplayers: 1\nrules: deep.rules\ncards: []\n")
-    return path
+    _write(os.path.join(tmp, "deep.rules"),
+           f"var total: int = 0\ngame {{\n  total = {expr}\n  end_game(scores: [total])\n}}\n")
+    return _game_file(tmp, "deep.rules", "deep")
 
 
 GENERATORS = {"huge_yaml": _huge_yaml, "huge_rules": _huge_rules, "directory": _directory,
