@@ -16,7 +16,7 @@ from rulesvm.dsl.types import ANY, CARD, ZONE
 
 from .errors import RulesRuntimeError
 from .format import formatter
-from .runtime import Runtime
+from .runtime import GameOver, Runtime
 
 IMPLS: dict = {}
 
@@ -746,6 +746,7 @@ def _end_game(a):
         rt.st.result = result
         rt.halt = True
         rt.emit({"type": "end", "result": result})
+        raise GameOver
     return run
 
 

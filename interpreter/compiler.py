@@ -3,9 +3,10 @@
 Expressions become Python closures `f(rt, L)` (runtime, local slots). A statement that can
 never pause becomes a closure too ("direct" code), and a whole procedure that can never
 pause becomes one closure. Only what may pause for a decision (a `choose`, a call to a
-pausing procedure, an ability, an event with triggers, `end_game`) is lowered to VM
-instructions whose position lives in the game state, so the game can stop there, be copied,
-saved and resumed. The game loop never sees the AST or Lark.
+pausing procedure, an ability, an event with triggers) is lowered to VM instructions whose
+position lives in the game state, so the game can stop there, be copied, saved and resumed.
+`end_game` unwinds to the run loop (runtime.GameOver) wherever it is called. The game loop
+never sees the AST or Lark.
 """
 
 from __future__ import annotations
@@ -165,7 +166,7 @@ class Compiler:
                     return True
                 if kind[0] == "prim":
                     name = kind[1]
-                    if name in DECISION_PRIMS or name == "end_game":
+                    if name in DECISION_PRIMS:
                         return True
                     if name == "use" and abilities_suspend:
                         return True
@@ -346,9 +347,6 @@ class Compiler:
             elif name == "use":
                 a, c, p = (self.expr(x) for x in kind[2])
                 cb.use(a, c, p, call.span, kind[2])
-            elif name == "end_game":
-                fn = B.compile_primitive(self, call, kind[2])
-                cb.end_game(fn, call.span)
             else:   # move/draw with triggers: a plain statement followed by a trigger flush
                 fn = B.compile_primitive(self, call, kind[2])
                 cb.simple(self._store(fn, slot), call.span, loop)
@@ -1339,16 +1337,6 @@ class _CodeBuilder:
                 event, args = make_event(rt, fr.locals)
                 fr.pc = nxt
                 rt.fire(event, args)
-            return ins
-        self._add(make, span)
-
-    def end_game(self, fn, span) -> None:
-        def make(i, t, fix):
-            nxt = i + 1
-
-            def ins(rt, fr):
-                fn(rt, fr.locals)
-                fr.pc = nxt
             return ins
         self._add(make, span)
 

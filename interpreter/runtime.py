@@ -17,6 +17,11 @@ BREAK = 1
 CONTINUE = 2
 
 
+class GameOver(Exception):
+    """Raised by `end_game` once the result is set: unwinds whatever rules are running,
+    however deeply called, to `Runtime.run` (nothing after `end_game` runs)."""
+
+
 class Return:
     __slots__ = ("value",)
 
@@ -238,6 +243,9 @@ class Runtime:
                     raise RulesRuntimeError("the game block finished without calling end_game",
                                             span, "the game block", "R003",
                                             "call end_game(...) when the game is over")
+        except GameOver:
+            if self.queue:
+                self._flush_triggers()
         except Exception as exc:
             fr = frames[-1] if frames else None
             err = as_rules_error(exc, fr.proc.spans[fr.pc] if fr else None, _rule_name(fr.proc) if fr else None)
