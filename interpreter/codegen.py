@@ -874,18 +874,31 @@ def _inline_call(gen: "PyGen", cb, data, k: int, pad: str) -> list[str] | None:
     except _Unsupported:
         return None
     p = gen.name(proc, "P")
-    return [
+    head = [
         f"{pad}_v = [{', '.join(args)}]",
         f"{pad}pc = fr.pc = {k + 1}",
         f"{pad}rt.steps += 1",
-        f"{pad}if rt.steps > rt.max_steps: rt.tick({gen.name(cb.ops[k][1], 'S')}, {rule_name(proc.kind, proc.name)!r})",
+        f"{pad}if rt.steps > rt.max_steps: rt.tick({gen.name(cb.ops[k][1], 'S')}, {rule_name(proc.kind, proc.name)!r})"]
+    push = [
         f"{pad}_f = {gen.name(Frame, 'Fr')}({p}, 0, _v + [None] * ({p}.nslots - {len(args)}), "
-        f"{-1 if slot is None else slot})",
+        f"{-1 if slot is None else slot}, 0)",
         f"{pad}st.frames.append(_f)",
         f"{pad}if rt.breakpoint is not None:",
         f"{pad}    rt.check_breakpoint({p})",
         f"{pad}    if rt.halt: return",
         f"{pad}if rt.coverage is not None: rt.covered({proc.name!r})"] + _run_pushed(p, pad)
+    if proc.body is None:
+        return head + push
+    # A phase that never pauses: its body runs here unless a breakpoint may stop at its entry.
+    # (The body exists, so the callee is compiled and its frame size is final.)
+    extra = proc.nslots - len(args)
+    call = f"{gen.name(proc.body, 'pb')}(rt, _v{f' + [None] * {extra}' if extra else ''})"
+    store = [f"{pad}    {call}"] if slot is None else [
+        f"{pad}    _r = {call}",
+        f"{pad}    L[{slot}] = _r.value if _r is not None and _r.__class__ is Return else None"]
+    return head + [f"{pad}if rt.breakpoint is None:",
+                   f"{pad}    if rt.coverage is not None: rt.covered({proc.name!r})"] + store + [
+                   f"{pad}else:"] + [f"    {line}" for line in push]
 
 
 def _run_pushed(proc: str, pad: str) -> list[str]:

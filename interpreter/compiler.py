@@ -115,7 +115,8 @@ class Compiler:
                                                            span=trig.span)
         # Procedures that never pause first, so that generated code calling them can call
         # their bodies directly.
-        for proc in sorted(m.procs.values(), key=lambda p: p.name in self.suspending):
+        for proc in sorted(m.procs.values(),
+                           key=lambda p: p.name in self.suspending and p.name not in self.direct_phases):
             self._compile_proc(proc)
         for trig in m.triggers:
             self._compile_proc(trig.proc)
@@ -151,6 +152,12 @@ class Compiler:
                 changed = True
         self.abilities_suspend = abilities_suspend
         self.evented = evented
+        # Phases whose bodies never pause: their callers still treat them as pausing (a
+        # breakpoint may stop at their entry), but when no breakpoint is set the call runs
+        # the body at once, without a frame.
+        phase_events = {"phase_start", "phase_end"} & evented
+        self.direct_phases = {p.name for p in m.procs.values() if p.kind == "phase" and not phase_events
+                              and not self._block_suspends(p.decl.body, evented, abilities_suspend)}
 
     def _block_suspends(self, block, evented, abilities_suspend) -> bool:
         return any(self._stmt_suspends(s, evented, abilities_suspend) for s in block.stmts)
@@ -188,7 +195,7 @@ class Compiler:
         cp.nslots = self.res.frame_sizes.get(proc.decl, len(proc.params))
         cp.suspends = proc.name in self.suspending
         rule = rule_name(proc.kind, proc.name)
-        if not cp.suspends:
+        if not cp.suspends or proc.name in self.direct_phases:
             body = self.dblock(proc.decl.body, rule)
             nslots = cp.nslots
 
@@ -1293,6 +1300,14 @@ class _CodeBuilder:
                 rt.steps += 1
                 if rt.steps > rt.max_steps:
                     rt.tick(span, rule_name(proc.kind, proc.name))
+                if proc.body is not None and rt.breakpoint is None:
+                    # A phase that never pauses, with no breakpoint to stop at its entry.
+                    if rt.coverage is not None:
+                        rt.covered(proc.name)
+                    r = proc.body(rt, values + [None] * (proc.nslots - len(values)))
+                    if ret >= 0:
+                        L[ret] = r.value if r is not None and r.__class__ is Return else None
+                    return
                 rt.st.frames.append(Frame(proc, 0, values + [None] * (proc.nslots - len(values)), ret))
                 rt.halt = True
                 if rt.breakpoint is not None:

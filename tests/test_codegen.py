@@ -233,3 +233,93 @@ game {
             logged = api.Match(program, 1, seed, sink=heard.append).result
             assert quiet == logged
             assert [r["text"].split()[0] for r in heard if r["type"] == "log"] == ["rolled", "and", "quietly"]
+
+
+# A phase that never pauses (`score_round`) is run as a plain call when no breakpoint is
+# set; `end_game` deep inside procedures that never pause unwinds everything at once.
+QUIET_PHASES = """
+var rounds: int = 0
+var after_end: int = 0
+var score: int = 0, per_player
+
+proc maybe_end(r: int) {
+  if r == 3 {
+    end_game(scores: [p.score for p in players])
+    after_end = 1
+  }
+}
+
+phase score_round(r: int) {
+  for p in players {
+    p.score += r
+    maybe_end(r)
+    after_end += 10
+  }
+  log("round {r} scored")
+}
+
+phase ask(p: player) {
+  let k = choose([1, 2], by: p, prompt: "How many?")
+  p.score += k
+}
+
+game {
+  loop {
+    rounds += 1
+    for p in players { ask(p) }
+    score_round(rounds)
+    log("after round {rounds}")
+  }
+}
+"""
+
+
+@pytest.fixture()
+def quiet_phases(tmp_path):
+    return write_game(tmp_path, QUIET_PHASES, players=2)
+
+
+def test_phase_that_never_pauses_runs_without_a_frame(quiet_phases):
+    generated, closures = _programs(quiet_phases)
+    assert generated.procs["score_round"].body is not None and generated.procs["ask"].body is None
+    source = "\n".join(generated.compiler.gen.sources)
+    assert re.search(r"if rt.breakpoint is None:\n.*covered\('score_round'\)\n\s+_pb\d+\(rt, _v", source)
+    for program in (generated, closures):
+        for listen in (True, False):
+            lines, choices, result, state = _play(program, 2, 5, listen)
+            # Player 2 never scores round 3: the game ended at player 1's turn in it.
+            assert len(choices) == 6 and result["scores"] == {"1": 6 + sum(c + 1 for c in choices[0::2]),
+                                                               "2": 3 + sum(c + 1 for c in choices[1::2])}
+            # end_game stopped everything: nothing after it in maybe_end, score_round or game.
+            vars_ = json.loads(state)["gvars"]
+            assert vars_ == [3, 40]            # rounds; after_end: 2 players x 2 rounds x 10
+            if listen:
+                texts = [json.loads(x).get("text") for x in lines]
+                assert "round 2 scored" in texts and "round 3 scored" not in texts
+                assert texts.index("after round 2") > texts.index("round 2 scored")
+                assert json.loads(lines[-1])["type"] == "end"
+        assert _play(program, 2, 5, True)[1:] == _play(closures, 2, 5, True)[1:]
+
+
+@pytest.mark.parametrize("codegen", [True, False], ids=["generated", "closures"])
+def test_breakpoint_still_stops_at_a_phase_that_never_pauses(quiet_phases, codegen):
+    game = api.load_game(quiet_phases)
+    program = compile_program(game.model, game.options, codegen=codegen)
+    plain = api.Match(program, 2, 1)
+    random_playout(plain, 1)
+    match = api.Match(program, 2, 1, breakpoint=("score_round", 2))
+    for _ in range(4):
+        assert not match.paused
+        match.apply(0)
+    assert match.paused and match.decision is None
+    assert match.current_phases() == ["score_round"] and match.state.gvars[0] == 2
+    match.resume()
+    assert match.decision is not None and match.decision.prompt == "How many?"
+    # Played on from here with the same choices, the game ends as the one never stopped.
+    rest = api.Match(program, 2, 1)
+    coverage = {}
+    covered = api.Match(program, 2, 1, coverage=coverage)
+    for m in (rest, covered):
+        random_playout(m, 1)
+    assert rest.result == plain.result == covered.result
+    assert coverage["score_round"] == 3 and coverage["ask"] == 6
