@@ -48,6 +48,22 @@ _NOT_LITERAL = object()
 _SYNC_DEPTH = 48
 
 
+def _known_ints(e) -> set | None:
+    """Every value e can have, when it is an integer literal or a choice between them."""
+    if type(e) is A.IntLit:
+        return {e.value}
+    if type(e) is A.IfExpr:
+        a, b = _known_ints(e.then), _known_ints(e.else_)
+        return a | b if a is not None and b is not None else None
+    return None
+
+
+class _Lying:
+    """Just the faces and turns of a state: how `_face_table` asks the reader about each way
+    a card can lie."""
+    __slots__ = ("faceup", "turn")
+
+
 def _div(a, b):
     if b == 0:
         raise RulesRuntimeError("division by zero in `/`", None, None, "R010")
@@ -237,7 +253,7 @@ class PyGen:
                     table = {c: v for c, v in enumerate(prog.card_fields[detail])}
                     table[None] = None
                     return f"{self.name(table, 'F')}[{obj}]"
-                return f"{self.name(self._face_reader(detail), 'R')}(st, {obj})"
+                return self._face_field(detail, obj)
             return self.closure_call(e)
         if kind == "pprop":
             return f"({obj} + 1)"
@@ -287,6 +303,33 @@ class PyGen:
                 return f"{self.name(concat_lists, 'f')}({self.name(e.span, 'S')}, {lists})"
             return f"{self.name(bounded_join, 'f')}({a}, {b}, {self.name(e.span, 'S')})"
         return f"({a} {op} {b})"
+
+    def _face_field(self, detail: str, obj: str) -> str:
+        """A face-dependent field read from a table of the 8 ways a card can lie (face up or
+        down, turned 0/90/180/270), filled once from the compiler's reader."""
+        if not _SIMPLE.match(obj):
+            if self._in_iterable:
+                return f"{self.name(self._face_reader(detail), 'R')}(st, {obj})"
+            c = self._temp("c")
+            obj, bind = c, f"({c} := {obj})"
+        else:
+            bind = obj
+        table = self.name(self._face_table(detail), "T")
+        return f"({table}[{obj}][st.turn[{obj}] // 90 + (0 if st.faceup[{obj}] else 4)] if {bind} is not None else None)"
+
+    def _face_table(self, detail: str) -> list:
+        memo = self.__dict__.setdefault("_face_tables", {})
+        if detail not in memo:
+            read = self._face_reader(detail)
+            n = len(self.c.prog.card_defs)
+            lying = _Lying()
+            ways = []
+            for up in (True, False):
+                for turn in (0, 90, 180, 270):
+                    lying.faceup, lying.turn = [up] * n, [turn] * n
+                    ways.append([read(lying, c) for c in range(n)])
+            memo[detail] = [tuple(way[c] for way in ways) for c in range(n)]
+        return memo[detail]
 
     def _face_reader(self, detail: str):
         memo = self.__dict__.setdefault("_readers", {})
@@ -457,6 +500,10 @@ class PyGen:
             x = a["items"]
             src = f"st.zones[{self.expr(x)}]" if self.res.types.get(x) == ZONE else self.expr(x)
             return f"{self.name(_bottom if name == 'first' else _top, 'f')}({src})"
+        if name == "slice":
+            x = a["items"]
+            src = f"st.zones[{self.expr(x)}]" if self.res.types.get(x) == ZONE else self.expr(x)
+            return f"tuple({src}[{self.expr(a['start'])}:{self.expr(a['end'])}])"
         if name == "clamp":
             return f"max({self.expr(a['low'])}, min({self.expr(a['high'])}, {self.expr(a['value'])}))"
         if name == "player" and isinstance(a["seat"], A.IntLit) and a["seat"].value >= 1:
@@ -616,7 +663,7 @@ class PyGen:
                 # copy of the arguments and the unwrapping of the result).
                 name, body, args = call
                 return [f"{pad}if rt.coverage is not None: rt.covered({name!r})", f"{pad}{body}(rt, {args})"]
-            return [f"{pad}{self._value(s.expr)}"]
+            return self._card_action(s.expr, pad) or [f"{pad}{self._value(s.expr)}"]
         if t is A.Assign:
             return self._assign(s, pad)
         if t is A.If:
@@ -686,6 +733,36 @@ class PyGen:
             return None
         args += ["None"] * (proc.nslots - len(args))
         return proc.name, self.name(proc.body, "pb"), f"[{', '.join(args)}]"
+
+    def _card_action(self, e, pad: str) -> list[str] | None:
+        """`face_up(c)`, `face_down(c)`, `set_turn(c, d)` as a statement: when nobody listens
+        (no event to build) and the card is there, one store; otherwise the primitive, which
+        raises its errors and tells the listener."""
+        if type(e) is not A.Call:
+            return None
+        kind = self.res.calls.get(e)
+        if not kind or kind[0] != "prim" or kind[1] not in ("face_up", "face_down", "set_turn"):
+            return None
+        name = kind[1]
+        a = dict(zip((p.name for p in self.c.prim_spec(name).params), kind[2]))
+        c = self._temp("c")
+        lines = [f"{pad}{c} = {self.expr(a['card'])}"]
+        if name == "set_turn":
+            # Only turns known to be valid (0, 90, 180 or 270) skip the primitive's checks.
+            known = _known_ints(a["degrees"])
+            if known is None or not all(0 <= k < 360 and k % 90 == 0 for k in known):
+                return None
+            value = self._temp("d")
+            lines.append(f"{pad}{value} = {self.expr(a['degrees'])}")
+            fast = f"st.turn[{c}] = {value}"
+        else:
+            fast = f"st.faceup[{c}] = {name == 'face_up'}"
+            value = "None"
+        act = self.name(CARD_ACTIONS[name], "f")
+        return lines + [f"{pad}if {c} is None or rt.sink is not None:",
+                        f"{pad}    {act}(rt, {c}, {value}, {self.name(e.span, 'S')})",
+                        f"{pad}else:",
+                        f"{pad}    {fast}"]
 
     def _has_simultaneous(self) -> bool:
         """Does any procedure have a `simultaneous` block? (If not, no decision is ever

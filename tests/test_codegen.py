@@ -323,3 +323,72 @@ def test_breakpoint_still_stops_at_a_phase_that_never_pauses(quiet_phases, codeg
         random_playout(m, 1)
     assert rest.result == plain.result == covered.result
     assert coverage["score_round"] == 3 and coverage["ask"] == 6
+
+
+FACES_CARDS = """
+- {id: a, kind: ship, hull: 1, faces: {back: {hull: 3}, back 180: {hull: 2}, front 90: {hull: 5}}}
+- {id: b, kind: ship, hull: 7}
+- {id: c, kind: ship, hull: 4, faces: {front 270: {hull: 6}}}
+"""
+
+FACES_RULES = """
+kind ship { hull: int }
+zone deck: ordered, visible(all)
+var total: int = 0
+func hulls() -> list[int] = [c.hull for c in deck]
+game {
+  move(box, deck, face: "up")
+  for t in [0, 90, 180, 270] {
+    for up in [true, false] {
+      for c in deck {
+        set_turn(c, if t == 0 then 0 else if t == 90 then 90 else if t == 180 then 180 else 270)
+        if up { face_up(c) } else { face_down(c) }
+      }
+      log("{t} {up}: {hulls()} {deck[0].hull} {[c.hull for c in slice(deck, 1, 3)]} {[x for x in [deck[2].hull, 0]]}")
+      total = total * 3 + sum(hulls()) + deck[2].hull
+    }
+  }
+  let k = choose([90, 45, 0], by: player(1), prompt: "Turn")
+  set_turn(deck[0], k)
+  let missing = first([c for c in deck if c.hull > 100])
+  let which = choose(["up", "down", "turn", "fine"], by: player(1), prompt: "Which")
+  if which == "up" { face_up(missing) }
+  if which == "down" { face_down(missing) }
+  if which == "turn" { set_turn(missing, 90) }
+  end_game(scores: [total + deck[0].hull])
+}
+"""
+
+
+def test_faces_and_card_actions_inline_like_the_closures(tmp_path):
+    """Face-dependent fields read from a table of the 8 ways a card lies, and face_up /
+    face_down / set_turn written as stores when nobody listens, give what the closures give:
+    values, errors (a missing card, a turn of 45 degrees) and events."""
+    path = write_game(tmp_path, FACES_RULES, players=1, cards=FACES_CARDS)
+    generated, closures = _programs(path)
+    source = "\n".join(generated.compiler.gen.sources)
+    assert "// 90 + (0 if st.faceup[" in source and "st.turn[_c" in source and "st.faceup[_c" in source
+
+    def play(program, turn, which, listen):
+        lines = []
+        match = api.Match(program, 1, 0, sink=lines.append if listen else None)
+        try:
+            match.apply(turn)
+            match.apply(which)
+        except RulesRuntimeError as exc:
+            return exc.code, exc.message, str(exc.span), lines
+        return match.result, state_to_json(match.state)["turn"], lines
+
+    outcomes = set()
+    for turn in range(3):
+        for which in range(4):
+            for listen in (True, False):
+                got = play(generated, turn, which, listen)
+                assert got == play(closures, turn, which, listen)
+                outcomes.add(got[0] if isinstance(got[0], str) else "ok")
+    assert outcomes == {"ok", "R008", "R014"}
+    logs = [r["text"] for r in play(generated, 0, 3, True)[-1] if r["type"] == "log"]
+    assert logs == ["0 true: 1, 7, 4 1 7, 4 4, 0", "0 false: 3, 7, 4 3 7, 4 4, 0",
+                    "90 true: 5, 7, 4 5 7, 4 4, 0", "90 false: 3, 7, 4 3 7, 4 4, 0",
+                    "180 true: 1, 7, 4 1 7, 4 4, 0", "180 false: 2, 7, 4 2 7, 4 4, 0",
+                    "270 true: 1, 7, 6 1 7, 6 6, 0", "270 false: 3, 7, 6 3 7, 6 6, 0"]
