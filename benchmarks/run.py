@@ -13,7 +13,9 @@
    per game / hand-written time per game. Both play the same seeds with the same choices
    (tests/test_differential.py checks that they are the same games); batches of reference
    and interpreted games alternate in one run, and the ratio is the median of `--reps`
-   repetitions (min-max shown).
+   repetitions (min-max shown). Where a game also has a literal translation of its rules
+   script (LITERALS), it is timed on the same seeds: literal/reference is the cost of the
+   script's way of playing (its cards and zones), interpreted/literal the cost of interpreting.
 
     .venv/bin/python benchmarks/run.py                 # every game, a few minutes
     .venv/bin/python benchmarks/run.py --games giant_king --seconds 10
@@ -42,10 +44,13 @@ from rulesvm import api  # noqa: E402
 from rulesvm.interpreter.agents import SeatView, make_agent  # noqa: E402
 from rulesvm.interpreter.rng import below, seed_state  # noqa: E402
 
-from benchmarks.reference import giant_king, mach_struggle  # noqa: E402
+from benchmarks.reference import giant_king, mach_struggle, mach_struggle_literal  # noqa: E402
 
 # Games with a hand-written reference, and the player counts to compare.
 REFERENCES = {"giant_king": (giant_king, (4, 3)), "mach_struggle": (mach_struggle, (2,))}
+# Statement-by-statement translations of a game's rules script (see mach_struggle_literal.py):
+# they split the ratio into what the script's way of playing costs and what interpreting costs.
+LITERALS = {"mach_struggle": mach_struggle_literal}
 SECTIONS = ("playouts", "games", "reference")
 
 
@@ -191,8 +196,9 @@ def play_batch(new, players: int, seeds, passes: int = 1) -> float:
     return time.perf_counter() - start
 
 
-def reference_ratio(game, reference, players: int, seconds: float, reps: int) -> dict:
-    """Interleaved batches of reference and interpreted games on the same seeds."""
+def reference_ratio(game, reference, players: int, seconds: float, reps: int, literal=None) -> dict:
+    """Interleaved batches of reference and interpreted games on the same seeds (and of the
+    literal translation, if there is one)."""
     def interpreted(n, seed):
         return api.new_game(game, n, seed)
     ref = reference.Game
@@ -202,7 +208,7 @@ def reference_ratio(game, reference, players: int, seconds: float, reps: int) ->
     budget = seconds / (2 * reps)
     size = max(5, int(budget / t_int))
     passes = max(1, round(budget / (size * t_ref)))
-    ratios, ref_rates, int_rates = [], [], []
+    ratios, ref_rates, int_rates, lit_ratios = [], [], [], []
     for rep in range(reps):
         seeds = range(rep * size, (rep + 1) * size)
         if rep % 2 == 0:
@@ -215,9 +221,14 @@ def reference_ratio(game, reference, players: int, seconds: float, reps: int) ->
         ratios.append(per_int / per_ref)
         ref_rates.append(1 / per_ref)
         int_rates.append(1 / per_int)
-    return {"ratio": statistics.median(ratios), "min": min(ratios), "max": max(ratios),
-            "ref_gps": statistics.median(ref_rates), "int_gps": statistics.median(int_rates),
-            "games": size, "passes": passes}
+        if literal is not None:
+            lit_ratios.append(play_batch(literal.Game, players, seeds, passes) / (size * passes) / per_ref)
+    out = {"ratio": statistics.median(ratios), "min": min(ratios), "max": max(ratios),
+           "ref_gps": statistics.median(ref_rates), "int_gps": statistics.median(int_rates),
+           "games": size, "passes": passes}
+    if lit_ratios:
+        out["literal"] = statistics.median(lit_ratios)
+    return out
 
 
 # ---------------------------------------------------------------------- the tables
@@ -266,13 +277,15 @@ def main() -> None:
             print(f"Interpreter / hand-written reference: time per game, same seeds and choices, "
                   f"interleaved, median of {args.reps}")
             print(f"{'game':<16}{'players':>8}{'reference games/s':>19}{'interpreted games/s':>21}"
-                  f"{'ratio':>8}{'min-max':>14}")
+                  f"{'ratio':>8}{'min-max':>14}{'literal/ref':>13}{'interpreted/literal':>21}")
             for game, (reference, counts) in compared:
                 for players in counts:
-                    r = reference_ratio(game, reference, players, 2 * args.seconds, args.reps)
+                    r = reference_ratio(game, reference, players, 2 * args.seconds, args.reps,
+                                        LITERALS.get(game.model.id))
                     span = f"{r['min']:.1f}-{r['max']:.1f}"
+                    split = f"{r['literal']:>12.1f}x{r['ratio'] / r['literal']:>20.1f}x" if "literal" in r else ""
                     print(f"{game.model.id:<16}{players:>8}{r['ref_gps']:>19.0f}{r['int_gps']:>21.1f}"
-                          f"{r['ratio']:>7.1f}x{span:>14}", flush=True)
+                          f"{r['ratio']:>7.1f}x{span:>14}{split}", flush=True)
 
 
 if __name__ == "__main__":

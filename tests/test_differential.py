@@ -21,7 +21,7 @@ from rulesvm import api
 from rulesvm.interpreter import compile_program
 from rulesvm.interpreter.rng import below, derive
 
-from benchmarks.reference import giant_king, mach_struggle
+from benchmarks.reference import giant_king, mach_struggle, mach_struggle_literal
 
 from .conftest import GAMES_DIR, load
 
@@ -101,3 +101,13 @@ def test_closure_backend_agrees_too(gid, players):
     program = compile_program(game.model, game.options, codegen=False)
     for seed in range(GAMES, GAMES + 100):
         play_both(program, REFERENCES[gid], players, seed)
+
+
+def test_literal_translation_plays_the_same_game():
+    """benchmarks/reference/mach_struggle_literal.py (the rules script translated statement by
+    statement, which the benchmark times to split the ratio) plays the interpreted game too."""
+    game = load(os.path.join(GAMES_DIR, "mach_struggle.yaml"))
+    winners = Counter()
+    for seed in range(GAMES):
+        winners[play_both(game.program, mach_struggle_literal, 2, seed)[1]["winner"]] += 1
+    assert set(winners) == {1, 2}
