@@ -51,6 +51,16 @@ ROLL_OPTIONS = (Option("No roll", -1), Option("Roll round 1", 0), Option("Roll r
 ROLL_PROMPT = "Leader: lay one maneuver sideways to roll?"
 
 
+def initial_leader(rng: int) -> tuple[int, int]:
+    """Both players roll a die, the higher roll leads (roll again on a tie): (the leader's
+    seat, 0-based; the generator state after the rolls)."""
+    while True:
+        a, rng = R.below(rng, 6)
+        b, rng = R.below(rng, 6)
+        if a != b:
+            return (0 if a > b else 1), rng
+
+
 class Game(GeneratorGame):
     def __init__(self, players: int = 2, seed: int = 0, target_score: int = 6, max_gap: int = 2):
         if players != 2:
@@ -70,13 +80,7 @@ class Game(GeneratorGame):
     def _play(self):
         score = self.score = [1, 1]          # the crowd cheers at the start: 1 point each
         target, max_gap = self.target, self.max_gap
-        # The initial leader: both roll a die, the higher roll leads (roll again on a tie).
-        while True:
-            a, self.rng = R.below(self.rng, 6)
-            b, self.rng = R.below(self.rng, 6)
-            if a != b:
-                leader = 0 if a > b else 1
-                break
+        leader, self.rng = initial_leader(self.rng)
         gap = 0                              # how far Player 1 is ahead of Player 2
         while True:
             plans = ((yield Decision(0, PLAN_PROMPT, PLAN_OPTIONS)),

@@ -21,6 +21,7 @@ from itertools import product
 from rulesvm.interpreter import rng as R
 
 from .driver import Decision, GeneratorGame, Option
+from .mach_struggle import initial_leader
 
 # The cards in game-file order (games/mach_struggle.yaml): two fighters, two aim cards,
 # then per seat two Accelerate/Decelerate cards and one Attack/Hard brake card.
@@ -61,9 +62,14 @@ class Game(GeneratorGame):
         self.where[c] = to
         self.faceup[c] = faceup
 
-    def _win(self, p: int, score: list) -> None:
-        self.result = {"ranking": [p + 1, 2 - p], "scores": {"1": score[0], "2": score[1]},
-                       "winner": p + 1, "outcome": None}
+    def _check_win(self, score: list) -> bool:
+        """The script's `check_win`: the first player to reach the target wins (True: over)."""
+        for p in (0, 1):
+            if score[p] >= self.target:
+                self.result = {"ranking": [p + 1, 2 - p], "scores": {"1": score[0], "2": score[1]},
+                               "winner": p + 1, "outcome": None}
+                return True
+        return False
 
     def _play(self):
         n = len(KIND)
@@ -72,7 +78,7 @@ class Game(GeneratorGame):
         faceup = self.faceup = [False] * n
         turn = [0] * n
         score, hit = [0, 0], [False, False]
-        target, max_gap = self.target, self.max_gap
+        max_gap = self.max_gap
         # setup
         for p in (0, 1):
             for c in [c for c in zones[BOX] if SEAT[c] == p + 1 and KIND[c] == "fighter"]:
@@ -80,12 +86,7 @@ class Game(GeneratorGame):
             for c in [c for c in zones[BOX] if SEAT[c] == p + 1 and KIND[c] != "fighter"]:
                 self._move(c, RESERVE + p, True)
             score[p] = 1
-        while True:
-            a, self.rng = R.below(self.rng, 6)
-            b, self.rng = R.below(self.rng, 6)
-            if a != b:
-                leader = 0 if a > b else 1
-                break
+        leader, self.rng = initial_leader(self.rng)     # the same rolls as the reference
         gap = 0
         turn_number = 0
         while True:
@@ -129,19 +130,15 @@ class Game(GeneratorGame):
                             else:
                                 score[p] += 1
                                 hit[t] = True
-                            for q in (0, 1):
-                                if score[q] >= target:
-                                    self._win(q, score)
-                                    return
+                            if self._check_win(score):
+                                return
             # end_turn
             if gap != 0:
                 ahead = 0 if gap > 0 else 1
                 if not hit[ahead]:
                     score[ahead] += 1
-                    for q in (0, 1):
-                        if score[q] >= target:
-                            self._win(q, score)
-                            return
+                    if self._check_win(score):
+                        return
                 leader = ahead
             for p in (0, 1):
                 hit[p] = False
