@@ -744,7 +744,6 @@ def _end_game(a):
             if len(rank) == 1 or rt.n == 1:
                 result["winner"] = None
         rt.st.result = result
-        rt.halt = True
         rt.emit({"type": "end", "result": result})
         raise GameOver
     return run

@@ -966,15 +966,13 @@ def _inline_call(gen: "PyGen", cb, data, k: int, pad: str) -> list[str] | None:
         f"{pad}if rt.coverage is not None: rt.covered({proc.name!r})"] + _run_pushed(p, pad)
     if proc.body is None:
         return head + push
-    # A phase that never pauses: its body runs here unless a breakpoint may stop at its entry.
-    # (The body exists, so the callee is compiled and its frame size is final.)
+    # A phase that never pauses (phases return nothing): its body runs here unless a
+    # breakpoint may stop at its entry. (The body exists, so the callee is compiled and its
+    # frame size is final.)
     extra = proc.nslots - len(args)
-    call = f"{gen.name(proc.body, 'pb')}(rt, _v{f' + [None] * {extra}' if extra else ''})"
-    store = [f"{pad}    {call}"] if slot is None else [
-        f"{pad}    _r = {call}",
-        f"{pad}    L[{slot}] = _r.value if _r is not None and _r.__class__ is Return else None"]
     return head + [f"{pad}if rt.breakpoint is None:",
-                   f"{pad}    if rt.coverage is not None: rt.covered({proc.name!r})"] + store + [
+                   f"{pad}    if rt.coverage is not None: rt.covered({proc.name!r})",
+                   f"{pad}    {gen.name(proc.body, 'pb')}(rt, _v{f' + [None] * {extra}' if extra else ''})",
                    f"{pad}else:"] + [f"    {line}" for line in push]
 
 

@@ -1301,12 +1301,9 @@ class _CodeBuilder:
                 if rt.steps > rt.max_steps:
                     rt.tick(span, rule_name(proc.kind, proc.name))
                 if proc.body is not None and rt.breakpoint is None:
-                    # A phase that never pauses, with no breakpoint to stop at its entry.
-                    if rt.coverage is not None:
-                        rt.covered(proc.name)
-                    r = proc.body(rt, values + [None] * (proc.nslots - len(values)))
-                    if ret >= 0:
-                        L[ret] = r.value if r is not None and r.__class__ is Return else None
+                    # A phase that never pauses (it returns nothing), with no breakpoint to
+                    # stop at its entry: run it as a never-pausing procedure is run.
+                    proc.direct(rt, values)
                     return
                 rt.st.frames.append(Frame(proc, 0, values + [None] * (proc.nslots - len(values)), ret))
                 rt.halt = True
