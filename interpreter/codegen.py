@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from contextlib import contextmanager
 
 from rulesvm.dsl import ast as A
 from rulesvm.dsl.types import ANY, BOOL, CARD, INT, PLAYER, ZONE
@@ -36,7 +37,7 @@ class _Unsupported(Exception):
 
 # Argument sources cheap and harmless to repeat, so an inlined function may read them where
 # it reads its parameter (anything else is bound once, in order, with `:=`).
-_SIMPLE = re.compile(r"^(L\[\d+\]|st\.gvars\[\d+\]|-?\d+|\(-\d+\)|None|True|False|rt\.n|_a\d+|'[^'\\]*')$")
+_SIMPLE = re.compile(r"^(L\[\d+\]|v\d+|st\.gvars\[\d+\]|-?\d+|\(-\d+\)|None|True|False|rt\.n|_a\d+|'[^'\\]*')$")
 
 # A function body larger than this (in syntax nodes) is called, not inlined.
 _INLINE_NODES = 40
@@ -93,6 +94,10 @@ class PyGen:
         # Inside a comprehension's iterable, where Python forbids `:=`.
         self._in_iterable = 0
         self._inlinable: dict = {}
+        # Writing a body that has a frame of its own (a function, a never-pausing procedure's
+        # body): its variables are Python locals `v<slot>`, not slots of the list L, which
+        # nobody reads once the body returns.
+        self._locals = False
         # Block functions -> (statements, rule), so a procedure's runner can paste their code.
         self.blocks: dict = {}
         # While a block is pasted into a runner: how its `break`/`continue`/`return` leave it.
@@ -109,8 +114,8 @@ class PyGen:
         return n
 
     def closure_call(self, e) -> str:
-        if self._subst is not None and not self.c.consts.is_constant(e, frozenset()):
-            raise _Unsupported("a closure would read the inlined function's locals")
+        if (self._subst is not None or self._locals) and not self.c.consts.is_constant(e, frozenset()):
+            raise _Unsupported("a closure would read locals that are not in L")
         return f"{self.name(self.c._expr(e), 'c')}(rt, L)"
 
     def _temp(self, prefix: str) -> str:
@@ -134,19 +139,51 @@ class PyGen:
         self.sources.append(code)
         exec(compiled, self.ns)
 
+    def slot(self, k: int) -> str:
+        """Where local variable `k` lives in the code being written."""
+        return f"v{k}" if self._locals else f"L[{k}]"
+
+    @contextmanager
+    def _writing(self, own_frame: bool):
+        """Write one generated function: in its own mode, whatever the function being
+        written when this one was needed (a callee compiled on first use) was doing."""
+        saved = self._locals, self._subst, self._in_iterable
+        self._locals, self._subst, self._in_iterable = own_frame, None, 0
+        try:
+            yield
+        finally:
+            self._locals, self._subst, self._in_iterable = saved
+
+    @staticmethod
+    def _prologue(nparams: int, nslots: int) -> str:
+        """An own-frame body's start: its parameters out of L, its other variables unset."""
+        lines = [f"    v{k} = L[{k}]\n" for k in range(nparams)]
+        if nslots > nparams:
+            lines.append("    " + " = ".join(f"v{k}" for k in range(nparams, nslots)) + " = None\n")
+        return "".join(lines)
+
     # ------------------------------------------------------------------ expressions
-    def function(self, e):
-        """A Python function (rt, L) -> value for expression e."""
-        try:
-            src = self.expr(e)
-        except _Unsupported:
-            return self.c._expr(e)
-        if src.endswith("(rt, L)") and src[:-7] in self.ns and src[:-7].startswith("_c"):
-            return self.ns[src[:-7]]         # the whole expression is a closure: no wrapper
-        try:
-            return self.build(f"    return {src}\n", f"_e{next(_ids)}")
-        except _Unsupported:
-            return self.c._expr(e)
+    def function(self, e, frame: tuple[int, int] | None = None):
+        """A Python function (rt, L) -> value for expression e. With `frame` (number of
+        parameters, of slots), e is a body called with a list of its own (a function's), so
+        its variables may be Python locals; otherwise it reads and writes the caller's L."""
+        if frame is not None:
+            with self._writing(True):
+                try:
+                    return self.build(self._prologue(*frame) + f"    return {self.expr(e)}\n", f"_e{next(_ids)}")
+                except _Unsupported:
+                    pass
+        with self._writing(False):
+            try:
+                src = self.expr(e)
+            except _Unsupported:
+                return self.c._expr(e)
+            if src.endswith("(rt, L)") and src[:-7] in self.ns and src[:-7].startswith("_c"):
+                return self.ns[src[:-7]]         # the whole expression is a closure: no wrapper
+            try:
+                return self.build(f"    return {src}\n", f"_e{next(_ids)}")
+            except _Unsupported:
+                return self.c._expr(e)
 
     def expr(self, e) -> str:
         t = type(e)
@@ -177,6 +214,8 @@ class PyGen:
         if t is A.StrLit:
             return self._string(e)
         if t is A.Lambda:
+            if self._locals:
+                raise _Unsupported("a lambda's closure reads its parameter from L")
             # The parameter lives in its slot, as everywhere else (nested closures read it there).
             return f"(lambda _v: (L.__setitem__({self.res.slots[e]}, _v), {self.expr(e.body)})[1])"
         return self.closure_call(e)
@@ -222,7 +261,7 @@ class PyGen:
         if kind == "local":
             if self._subst is not None:
                 return self._subst[detail]
-            return f"L[{detail}]"
+            return self.slot(detail)
         if kind == "global":
             return f"st.gvars[{detail}]"
         if kind == "option":
@@ -370,8 +409,8 @@ class PyGen:
         seq = self._iterable(e.iterable)
         elem = self.expr(e.elem)
         if e.cond is None:
-            return f"tuple([{elem} for L[{slot}] in {seq}])"
-        return f"tuple([{elem} for L[{slot}] in {seq} if {self.expr(e.cond)}])"
+            return f"tuple([{elem} for {self.slot(slot)} in {seq}])"
+        return f"tuple([{elem} for {self.slot(slot)} in {seq} if {self.expr(e.cond)}])"
 
     def _index(self, e) -> str:
         obj_t = self.res.types.get(e.obj)
@@ -545,6 +584,10 @@ class PyGen:
         order of evaluation and result, or None if it cannot be written. `make_options` is
         the closure for the options, used unless `inline_labels` lets the options and their
         labels be one list comprehension."""
+        with self._writing(False):
+            return self._choose_build(get, make_options, inline_labels, span, value_type)
+
+    def _choose_build(self, get: dict, make_options, inline_labels: bool, span, value_type: str):
         from .compiler import _dedupe, choose_errors
         tn = self.name(tuple.__new__, "tn")     # builds a named tuple without its Python __new__
         try:
@@ -605,7 +648,8 @@ class PyGen:
 
     def proc_runner(self, cb, code):
         """A generated function running a procedure's VM code (see `proc_runner_source`)."""
-        src = proc_runner_source(self, cb, code)
+        with self._writing(False):
+            src = proc_runner_source(self, cb, code)
         name = f"_r{next(_ids)}"
         try:
             self._compile(f"def {name}(rt, fr):\n{src}", f"<rules:{cb.proc_name}>")
@@ -614,19 +658,21 @@ class PyGen:
         return self.ns[name]
 
     # ------------------------------------------------------------------ statements
-    def block_function(self, block, rule: str):
-        """A Python function (rt, L) -> signal for a block that never pauses, or None."""
-        try:
-            lines = self._block(block.stmts, 1, 0, rule)
-        except _Unsupported:
-            return None
-        body = "\n".join(lines) + "\n" if lines else ""
-        try:
-            fn = self.build(body + "    return None\n", f"_b{next(_ids)}")
-        except _Unsupported:
-            return None
-        self.blocks[fn] = (block.stmts, rule)
-        return fn
+    def block_function(self, block, rule: str, frame: tuple[int, int] | None = None):
+        """A Python function (rt, L) -> signal for a block that never pauses, or None. With
+        `frame` (number of parameters, of slots), the block is a procedure's body called with
+        a list of its own, so its variables may be Python locals."""
+        for own in ((True, False) if frame is not None else (False,)):
+            with self._writing(own):
+                try:
+                    lines = self._block(block.stmts, 1, 0, rule)
+                    body = (self._prologue(*frame) if own else "") + "\n".join(lines) + "\n"
+                    fn = self.build(body + "    return None\n", f"_b{next(_ids)}")
+                except _Unsupported:
+                    continue
+            self.blocks[fn] = (block.stmts, rule)
+            return fn
+        return None
 
     def pasted_block(self, fn, depth: int, signals: dict) -> list[str] | None:
         """The code of block function `fn` to paste into a runner at `depth`, its signals
@@ -636,12 +682,13 @@ class PyGen:
             return None
         stmts, rule = self.blocks[fn]
         saved, self._signals = self._signals, signals
+        saved_locals, self._locals = self._locals, False     # pasted: the runner's frame L
         try:
             return self._block(stmts, depth, 0, rule)
         except _Unsupported:
             return None
         finally:
-            self._signals = saved
+            self._signals, self._locals = saved, saved_locals
 
     def _block(self, stmts, depth: int, loops: int, rule: str) -> list[str]:
         out = []
@@ -655,7 +702,7 @@ class PyGen:
         pad = "    " * depth
         t = type(s)
         if t is A.Let:
-            return [f"{pad}L[{self.res.slots[s]}] = {self._value(s.value)}"]
+            return [f"{pad}{self.slot(self.res.slots[s])} = {self._value(s.value)}"]
         if t is A.ExprStmt:
             call = self._direct_proc_call(s.expr)
             if call is not None:
@@ -677,7 +724,7 @@ class PyGen:
             return out
         if t is A.For:
             tick = self._tick(s, rule, pad + "    ")
-            out = [f"{pad}for L[{self.res.slots[s]}] in {self.seq(s.iterable)}:"] + tick
+            out = [f"{pad}for {self.slot(self.res.slots[s])} in {self.seq(s.iterable)}:"] + tick
             out.extend(self._block(s.body.stmts, depth + 1, loops + 1, rule))
             return out
         if t is A.While or t is A.Loop:
@@ -784,6 +831,11 @@ class PyGen:
             kind = self.res.calls.get(e)
             if kind and kind[0] == "proc":
                 proc = self.c.prog.procs[kind[1]]
+                if proc.direct is not None:
+                    args = self.call_args(kind[2], self.c.m.procs[kind[1]].params)
+                    return f"{self.name(proc.direct, 'pd')}(rt, [{', '.join(args)}])"
+                if self._locals:
+                    raise _Unsupported("the call's closures read their arguments from L")
                 args = self.c._args_for(kind[2], self.c.m.procs[kind[1]].params)
                 return f"{self.name(self.c._direct_call(proc, args), 'p')}(rt, L)"
         return self.expr(e)
@@ -793,7 +845,7 @@ class PyGen:
         op = s.op
         value = self._value(s.value)
         if kind == "local":
-            return [f"{pad}L[{detail}] {op} {value}"]
+            return [f"{pad}{self.slot(detail)} {op} {value}"]
         if kind == "global":
             return [f"{pad}st.gvars[{detail}] {op} {value}"]
         store = "st.pvars" if kind == "pvar" else "st.cvars"

@@ -196,7 +196,7 @@ class Compiler:
         cp.suspends = proc.name in self.suspending
         rule = rule_name(proc.kind, proc.name)
         if not cp.suspends or proc.name in self.direct_phases:
-            body = self.dblock(proc.decl.body, rule)
+            body = self.dblock(proc.decl.body, rule, (len(proc.params), cp.nslots))
             nslots = cp.nslots
 
             name = proc.name
@@ -503,9 +503,11 @@ class Compiler:
         cb.decide_many(build, work, slot, span)
 
     # ================================================================ direct statements
-    def dblock(self, block: A.Block, rule: str):
+    def dblock(self, block: A.Block, rule: str, frame: tuple[int, int] | None = None):
+        """A block that never pauses as one function (rt, L) -> signal; `frame`: (number of
+        parameters, of slots) when the block is a body called with a list of its own."""
         if self.gen is not None:
-            fn = self.gen.block_function(block, rule)
+            fn = self.gen.block_function(block, rule, frame)
             if fn is not None:
                 return fn
         return _seq([self.dstmt(s, rule) for s in block.stmts])
@@ -1007,7 +1009,8 @@ class Compiler:
         name = func.name
         if name not in bodies:
             bodies[name] = None          # placeholder: a recursive call finds it at run time
-            body = self.expr(func.decl.body)
+            frame = (len(func.params), self.res.frame_sizes[func.decl])
+            body = self.gen.function(func.decl.body, frame) if self.gen is not None else self._expr(func.decl.body)
             if "_recursive" not in self.__dict__:
                 self._recursive = recursive_functions(self.res, self.m.funcs)
             if name not in self._recursive:

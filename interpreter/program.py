@@ -85,11 +85,7 @@ class Program:
         cache = self.__dict__.setdefault("_evaluator", {})
         if "fn" not in cache:
             compiler = self.compiler
-            bodies = compiler._func_bodies()
-            if func.name not in bodies:
-                bodies[func.name] = None
-                bodies[func.name] = compiler.expr(func.decl.body)
-            body = bodies[func.name]
+            body = compiler.func_body(func)[func.name]
             size = max(compiler.res.frame_sizes[func.decl], 1)
 
             def evaluate(rt, seat: int):
