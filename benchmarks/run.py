@@ -44,13 +44,13 @@ from rulesvm import api  # noqa: E402
 from rulesvm.interpreter.agents import SeatView, make_agent  # noqa: E402
 from rulesvm.interpreter.rng import below, seed_state  # noqa: E402
 
-from benchmarks.reference import giant_king, mach_struggle, mach_struggle_literal  # noqa: E402
+from benchmarks.reference import giant_king, giant_king_literal, mach_struggle, mach_struggle_literal  # noqa: E402
 
 # Games with a hand-written reference, and the player counts to compare.
 REFERENCES = {"giant_king": (giant_king, (4, 3)), "mach_struggle": (mach_struggle, (2,))}
 # Statement-by-statement translations of a game's rules script (see mach_struggle_literal.py):
 # they split the ratio into what the script's way of playing costs and what interpreting costs.
-LITERALS = {"mach_struggle": mach_struggle_literal}
+LITERALS = {"mach_struggle": mach_struggle_literal, "giant_king": giant_king_literal}
 SECTIONS = ("playouts", "games", "reference")
 
 

@@ -21,7 +21,7 @@ from rulesvm.dsl import ast as A
 from rulesvm.dsl.types import ANY, BOOL, CARD, INT, PLAYER, ZONE
 
 from .builtins import CARD_ACTIONS, log_text_draws_random
-from .errors import RulesRuntimeError
+from .errors import MAX_ITEMS, RulesRuntimeError
 from .format import formatter
 from .limits import bounded_join, bounded_range, concat_lists
 from .purity import recursive_functions, recursive_procedures, syntax_nodes
@@ -98,6 +98,10 @@ class PyGen:
         # body): its variables are Python locals `v<slot>`, not slots of the list L, which
         # nobody reads once the body returns.
         self._locals = False
+        self._nslots = 0
+        # Sources of variables that hold a player for sure while the code using them is
+        # written (a loop over `players` that never assigns its variable): no test for none.
+        self._players: set = set()
         # Block functions -> (statements, rule), so a procedure's runner can paste their code.
         self.blocks: dict = {}
         # While a block is pasted into a runner: how its `break`/`continue`/`return` leave it.
@@ -114,9 +118,19 @@ class PyGen:
         return n
 
     def closure_call(self, e) -> str:
-        if (self._subst is not None or self._locals) and not self.c.consts.is_constant(e, frozenset()):
-            raise _Unsupported("a closure would read locals that are not in L")
-        return f"{self.name(self.c._expr(e), 'c')}(rt, L)"
+        return f"{self.name(self.c._expr(e), 'c')}(rt, {self.frame_list(e)})"
+
+    def frame_list(self, e) -> str:
+        """The list a closure for e reads the variables from: L, or, where they are Python
+        locals, a list of their values now (an expression assigns no variable a later
+        statement reads, so what a closure writes in it may be dropped)."""
+        if self.c.consts.is_constant(e, frozenset()):
+            return "L"                       # reads no variable
+        if self._subst is not None:
+            raise _Unsupported("a closure would read the inlined function's parameters from L")
+        if self._locals:
+            return "[" + ", ".join(f"v{k}" for k in range(self._nslots)) + "]"
+        return "L"
 
     def _temp(self, prefix: str) -> str:
         """A fresh Python name bound with `:=` (or _Unsupported where Python forbids that)."""
@@ -144,15 +158,51 @@ class PyGen:
         return f"v{k}" if self._locals else f"L[{k}]"
 
     @contextmanager
-    def _writing(self, own_frame: bool):
-        """Write one generated function: in its own mode, whatever the function being
-        written when this one was needed (a callee compiled on first use) was doing."""
-        saved = self._locals, self._subst, self._in_iterable
-        self._locals, self._subst, self._in_iterable = own_frame, None, 0
+    def _writing(self, frame: tuple[int, int] | None = None):
+        """Write one generated function, whatever the function being written when this one
+        was needed (a callee compiled on first use) was doing; with `frame` (number of
+        parameters, of slots) its variables are Python locals."""
+        saved = self._locals, self._nslots, self._subst, self._in_iterable, self._players
+        self._locals, self._nslots = frame is not None, frame[1] if frame is not None else 0
+        self._subst, self._in_iterable, self._players = None, 0, set()
         try:
             yield
         finally:
-            self._locals, self._subst, self._in_iterable = saved
+            self._locals, self._nslots, self._subst, self._in_iterable, self._players = saved
+
+    def _is_player(self, e) -> bool:
+        """Is e a player in every case (never none): `player(2)`, `opponent(p)`, a variable
+        known to hold a player, or a choice between such?"""
+        t = type(e)
+        if t is A.IfExpr:
+            return self._is_player(e.then) and self._is_player(e.else_)
+        if t is A.Name:
+            return self.res.names.get(e, ("",))[0] == "local" and self.expr(e) in self._players
+        if t is A.Call:
+            kind = self.res.calls.get(e)
+            if kind and kind[0] == "prim":
+                if kind[1] == "opponent":
+                    return True             # or it stops the game with an error
+                if kind[1] == "player" and type(kind[2][0]) is A.IntLit:
+                    return kind[2][0].value >= 1
+        return False
+
+    @contextmanager
+    def _player_var(self, iterable, slot: int, body):
+        """While the body of a loop (or comprehension) over `players` is written, its variable
+        is known to hold a player, unless the body assigns it."""
+        src = self.slot(slot)
+        known = (type(iterable) is A.Name and self.res.names.get(iterable) == ("const", "players")
+                 and src not in self._players
+                 and not any(type(x) is A.Assign and self.res.targets.get(x) == ("local", slot)
+                             for x in syntax_nodes(body)))
+        if known:
+            self._players.add(src)
+        try:
+            yield
+        finally:
+            if known:
+                self._players.discard(src)
 
     @staticmethod
     def _prologue(nparams: int, nslots: int) -> str:
@@ -168,12 +218,12 @@ class PyGen:
         parameters, of slots), e is a body called with a list of its own (a function's), so
         its variables may be Python locals; otherwise it reads and writes the caller's L."""
         if frame is not None:
-            with self._writing(True):
+            with self._writing(frame):
                 try:
                     return self.build(self._prologue(*frame) + f"    return {self.expr(e)}\n", f"_e{next(_ids)}")
                 except _Unsupported:
                     pass
-        with self._writing(False):
+        with self._writing():
             try:
                 src = self.expr(e)
             except _Unsupported:
@@ -215,7 +265,7 @@ class PyGen:
             return self._string(e)
         if t is A.Lambda:
             if self._locals:
-                raise _Unsupported("a lambda's closure reads its parameter from L")
+                return f"(lambda {self.slot(self.res.slots[e])}: {self.expr(e.body)})"
             # The parameter lives in its slot, as everywhere else (nested closures read it there).
             return f"(lambda _v: (L.__setitem__({self.res.slots[e]}, _v), {self.expr(e.body)})[1])"
         return self.closure_call(e)
@@ -333,11 +383,16 @@ class PyGen:
         if op == "%":
             return f"_mod({a}, {b})"
         if op == "..":
+            if type(e.left) is A.IntLit and type(e.right) is A.IntLit and e.right.value - e.left.value < 64:
+                return repr(tuple(range(e.left.value, e.right.value + 1)))     # e.g. 0..2: a constant
             return f"{self.name(bounded_range, 'f')}({a}, {b}, {self.name(e.span, 'S')})"
         if op == "+" and self.res.types.get(e) != INT:
             zones = self._zone_terms(e)
             if zones is not None:
                 # zone + zone + ...: one tuple of their cards, not a copy per `+`.
+                if len(zones) * len(self.c.prog.card_ids) <= MAX_ITEMS:
+                    # A card lies in one zone: these zones cannot hold too many together.
+                    return "(" + "".join(f"*st.zones[{z}], " for z in zones) + ")"
                 lists = ", ".join(f"st.zones[{z}]" for z in zones)
                 return f"{self.name(concat_lists, 'f')}({self.name(e.span, 'S')}, {lists})"
             return f"{self.name(bounded_join, 'f')}({a}, {b}, {self.name(e.span, 'S')})"
@@ -407,10 +462,11 @@ class PyGen:
         slot = self.res.slots[e]
         # An expression never moves cards, so a comprehension can walk a zone's list itself.
         seq = self._iterable(e.iterable)
-        elem = self.expr(e.elem)
-        if e.cond is None:
-            return f"tuple([{elem} for {self.slot(slot)} in {seq}])"
-        return f"tuple([{elem} for {self.slot(slot)} in {seq} if {self.expr(e.cond)}])"
+        with self._player_var(e.iterable, slot, (e.elem, e.cond)):
+            elem = self.expr(e.elem)
+            if e.cond is None:
+                return f"tuple([{elem} for {self.slot(slot)} in {seq}])"
+            return f"tuple([{elem} for {self.slot(slot)} in {seq} if {self.expr(e.cond)}])"
 
     def _index(self, e) -> str:
         obj_t = self.res.types.get(e.obj)
@@ -445,6 +501,8 @@ class PyGen:
                 p = self.expr(kind[2][0])
                 if p.isdigit():
                     return str(info.base + int(p))       # a fixed seat, e.g. player(1)
+                if p in self._players:
+                    return f"({info.base} + {p})"
                 if _SIMPLE.match(p) and p != "None":
                     err = self.name(RulesRuntimeError(f"zone `{kind[1]}` of none", e.span, None, "R008"), "E")
                     return f"({info.base} + {p} if {p} is not None else _raise({err}))"
@@ -584,7 +642,7 @@ class PyGen:
         order of evaluation and result, or None if it cannot be written. `make_options` is
         the closure for the options, used unless `inline_labels` lets the options and their
         labels be one list comprehension."""
-        with self._writing(False):
+        with self._writing():
             return self._choose_build(get, make_options, inline_labels, span, value_type)
 
     def _choose_build(self, get: dict, make_options, inline_labels: bool, span, value_type: str):
@@ -648,7 +706,7 @@ class PyGen:
 
     def proc_runner(self, cb, code):
         """A generated function running a procedure's VM code (see `proc_runner_source`)."""
-        with self._writing(False):
+        with self._writing():
             src = proc_runner_source(self, cb, code)
         name = f"_r{next(_ids)}"
         try:
@@ -662,11 +720,11 @@ class PyGen:
         """A Python function (rt, L) -> signal for a block that never pauses, or None. With
         `frame` (number of parameters, of slots), the block is a procedure's body called with
         a list of its own, so its variables may be Python locals."""
-        for own in ((True, False) if frame is not None else (False,)):
-            with self._writing(own):
+        for mode in ((frame, None) if frame is not None else (None,)):
+            with self._writing(mode):
                 try:
                     lines = self._block(block.stmts, 1, 0, rule)
-                    body = (self._prologue(*frame) if own else "") + "\n".join(lines) + "\n"
+                    body = (self._prologue(*mode) if mode else "") + "\n".join(lines) + "\n"
                     fn = self.build(body + "    return None\n", f"_b{next(_ids)}")
                 except _Unsupported:
                     continue
@@ -692,8 +750,20 @@ class PyGen:
 
     def _block(self, stmts, depth: int, loops: int, rule: str) -> list[str]:
         out = []
-        for s in stmts:
+        known = []
+        for k, s in enumerate(stmts):
             out.extend(self._stmt(s, depth, loops, rule))
+            if type(s) is A.Let and self._is_player(s.value):
+                # `let q = opponent(p)`: q holds a player for the rest of the block, unless
+                # something there assigns it.
+                slot = self.res.slots[s]
+                src = self.slot(slot)
+                if src not in self._players and not any(
+                        type(x) is A.Assign and self.res.targets.get(x) == ("local", slot)
+                        for x in syntax_nodes(stmts[k + 1:])):
+                    self._players.add(src)
+                    known.append(src)
+        self._players.difference_update(known)
         if not out:
             out.append("    " * depth + "pass")
         return out
@@ -724,8 +794,10 @@ class PyGen:
             return out
         if t is A.For:
             tick = self._tick(s, rule, pad + "    ")
-            out = [f"{pad}for {self.slot(self.res.slots[s])} in {self.seq(s.iterable)}:"] + tick
-            out.extend(self._block(s.body.stmts, depth + 1, loops + 1, rule))
+            slot = self.res.slots[s]
+            out = [f"{pad}for {self.slot(slot)} in {self.seq(s.iterable)}:"] + tick
+            with self._player_var(s.iterable, slot, s.body):
+                out.extend(self._block(s.body.stmts, depth + 1, loops + 1, rule))
             return out
         if t is A.While or t is A.Loop:
             cond = self.expr(s.cond) if t is A.While else "True"
@@ -834,10 +906,8 @@ class PyGen:
                 if proc.direct is not None:
                     args = self.call_args(kind[2], self.c.m.procs[kind[1]].params)
                     return f"{self.name(proc.direct, 'pd')}(rt, [{', '.join(args)}])"
-                if self._locals:
-                    raise _Unsupported("the call's closures read their arguments from L")
                 args = self.c._args_for(kind[2], self.c.m.procs[kind[1]].params)
-                return f"{self.name(self.c._direct_call(proc, args), 'p')}(rt, L)"
+                return f"{self.name(self.c._direct_call(proc, args), 'p')}(rt, {self.frame_list(e)})"
         return self.expr(e)
 
     def _assign(self, s, pad: str) -> list[str]:
@@ -849,7 +919,10 @@ class PyGen:
         if kind == "global":
             return [f"{pad}st.gvars[{detail}] {op} {value}"]
         store = "st.pvars" if kind == "pvar" else "st.cvars"
-        return [f"{pad}_o = {self.expr(s.target.obj)}",
+        obj = self.expr(s.target.obj)
+        if obj in self._players:
+            return [f"{pad}{store}[{detail}][{obj}] {op} {value}"]
+        return [f"{pad}_o = {obj}",
                 f"{pad}if _o is None: raise RulesRuntimeError({'cannot set `.' + s.target.name + '` of none'!r}, "
                 f"{self.name(s.target.span, 'S')}, None, 'R008')",
                 f"{pad}{store}[{detail}][_o] {op} {value}"]

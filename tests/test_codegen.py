@@ -139,7 +139,7 @@ def test_shortcuts_play_like_the_closures(shortcut_game, listen):
     # The generated code really takes the shortcuts this game is written to reach.
     source = "\n".join(generated.compiler.gen.sources)
     assert ":=" in source and "rt.move_card(" in source and "rt.move_zone(" in source
-    assert ".runner(rt, _f)" in source and "_u.direct(rt" in source and re.search(r"_pb\d+\(rt, \[", source) and re.search(r"_S\d+, st.zones\[1\], st.zones\[", source)
+    assert ".runner(rt, _f)" in source and "_u.direct(rt" in source and re.search(r"_pb\d+\(rt, \[", source) and re.search(r"\(\*st.zones\[1\], \*st.zones\[", source)
     for players in (2, 3):
         for seed in range(8):
             assert _play(generated, players, seed, listen) == _play(closures, players, seed, listen)
@@ -392,3 +392,75 @@ def test_faces_and_card_actions_inline_like_the_closures(tmp_path):
                     "90 true: 5, 7, 4 5 7, 4 4, 0", "90 false: 3, 7, 4 3 7, 4 4, 0",
                     "180 true: 1, 7, 4 1 7, 4 4, 0", "180 false: 2, 7, 4 2 7, 4 4, 0",
                     "270 true: 1, 7, 6 1 7, 6 6, 0", "270 false: 3, 7, 6 3 7, 6 6, 0"]
+
+
+OWN_FRAME_RULES = """
+kind token { number: int; power: ability }
+ability bump { }
+zone hand: per_player, visible(owner), ordered
+var played: int = 0, per_player
+var total: int = 0
+
+func best(p: player) -> int = max([c.number for c in hand(p) if c.number > 0], default: 0)
+func sorted_numbers(p: player) -> list[int] = [c.number for c in sorted(hand(p), key: c => -c.number)]
+
+proc deal() {
+  for p in players {
+    move([c for c in box if c.number % player_count == p.seat - 1], hand(p), face: "up")
+    p.played += best(p)
+    let q = player(1)
+    q.played += 1
+    let r = if p == player(1) then p else player(1)
+    r.played += count(hand(p))
+    total += sorted_numbers(p)[0]
+  }
+}
+
+proc blank(p: player) {
+  for p2 in players {
+    p2 = if p2 == p then none else p2
+    if p2 != none { p2.played += 1 }
+  }
+  for p3 in players {
+    p3 = none
+    p3.played += 1
+  }
+}
+
+game {
+  deal()
+  let n = choose([1, 2], by: player(1), prompt: "How many?")
+  total += n
+  if n == 2 { blank(player(2)) }
+  end_game(scores: [q.played + total for q in players])
+}
+"""
+
+
+def test_bodies_with_their_own_frame_keep_variables_in_python_locals(tmp_path):
+    """A function's or never-pausing procedure's variables are Python locals (`v<slot>`),
+    closures get a list of their values, lambdas bind their own parameter; a variable that
+    surely holds a player (a loop over `players` that never assigns it, `let q = player(1)`)
+    is not tested for none, one the body assigns still is (R008 like the closures)."""
+    cards = "\n".join(f"- {{id: c{k}, kind: token, number: {k}, power: bump}}" for k in range(1, 9))
+    path = write_game(tmp_path, OWN_FRAME_RULES, players="{min: 2, max: 3, default: 2}", cards=cards)
+    generated, closures = _programs(path)
+    source = "\n".join(generated.compiler.gen.sources)
+    deal = next(s for s in generated.compiler.gen.sources if "procedure `deal`" in s and "def _b" in s)
+    assert "for v0 in rt.players:" in deal and "(1 + v0)" in deal and "is not None else _raise" not in deal
+    assert "st.pvars[0][v4] += 1" in deal and "(rt, [v0, v1, v2, v3, v4, v5])" in deal
+    assert "for v1 in st.zones[(1 + v0 if v0 is not None" in source       # best(p): p may be none
+    blank = next(s for s in generated.compiler.gen.sources if "procedure `blank`" in s and "def _b" in s)
+    assert blank.count("of none', ") == 2
+    for players in (2, 3):
+        outcomes = []
+        for program in (generated, closures):
+            match = api.Match(program, players, 0)
+            match.apply(0)
+            failing = api.Match(program, players, 0)
+            with pytest.raises(RulesRuntimeError) as info:
+                failing.apply(1)
+            outcomes.append((match.result, json.dumps(state_to_json(match.state), sort_keys=True),
+                             info.value.code, info.value.message, str(info.value.span)))
+        assert outcomes[0] == outcomes[1]
+        assert outcomes[0][2:4] == ("R008", "cannot set `.played` of none")

@@ -21,7 +21,7 @@ from rulesvm import api
 from rulesvm.interpreter import compile_program
 from rulesvm.interpreter.rng import below, derive
 
-from benchmarks.reference import giant_king, mach_struggle, mach_struggle_literal
+from benchmarks.reference import giant_king, giant_king_literal, mach_struggle, mach_struggle_literal
 
 from .conftest import GAMES_DIR, load
 
@@ -111,3 +111,23 @@ def test_literal_translation_plays_the_same_game():
     for seed in range(GAMES):
         winners[play_both(game.program, mach_struggle_literal, 2, seed)[1]["winner"]] += 1
     assert set(winners) == {1, 2}
+
+
+@pytest.mark.parametrize("players", [4, 3])
+def test_giant_king_literal_translation_plays_the_same_game(players):
+    """benchmarks/reference/giant_king_literal.py (games/giant_king.rules translated statement
+    by statement) plays the interpreted game too: 1,000 games, half with each player count."""
+    game = load(os.path.join(GAMES_DIR, "giant_king.yaml"))
+    prompts = Counter()
+    winners = Counter()
+    for seed in range(GAMES // 2):
+        seen, result = play_both(game.program, giant_king_literal, players, seed)
+        prompts.update(prompt.split(" (")[0] for _, prompt, _ in seen)
+        winners[result["winner"]] += 1
+    for prompt in ("Play a card", "Arrange your row", "Joker: which number does it count as?",
+                   "Take a reward card"):
+        assert prompts[prompt] > 0, f"no `{prompt}` decision in {GAMES // 2} games"
+    assert sum(k for p, k in prompts.items() if p not in (
+        "Play a card", "Arrange your row", "Joker: which number does it count as?", "Take a reward card")), \
+        "no recruit card revealed to a lone player"
+    assert set(winners) == set(range(1, players + 1))
