@@ -594,9 +594,7 @@ class PyGen:
                 return f"{self.name(_log_always, 'f')}(rt, {self.expr(a['message'])}, {to})"
             return f"(rt.log({self.expr(a['message'])}, {to}) if rt.sink is not None else None)"
         if name in ("first", "last"):
-            x = a["items"]
-            src = f"st.zones[{self.expr(x)}]" if self.res.types.get(x) == ZONE else self.expr(x)
-            return f"{self.name(_bottom if name == 'first' else _top, 'f')}({src})"
+            return f"{self.name(_bottom if name == 'first' else _top, 'f')}({self.consumed(a['items'])})"
         if name == "slice":
             x = a["items"]
             src = f"st.zones[{self.expr(x)}]" if self.res.types.get(x) == ZONE else self.expr(x)
@@ -780,7 +778,7 @@ class PyGen:
                 # copy of the arguments and the unwrapping of the result).
                 name, body, args = call
                 return [f"{pad}if rt.coverage is not None: rt.covered({name!r})", f"{pad}{body}(rt, {args})"]
-            return self._card_action(s.expr, pad) or [f"{pad}{self._value(s.expr)}"]
+            return self._card_action(s.expr, pad) or self._move_card(s.expr, pad) or [f"{pad}{self._value(s.expr)}"]
         if t is A.Assign:
             return self._assign(s, pad)
         if t is A.If:
@@ -882,6 +880,45 @@ class PyGen:
                         f"{pad}    {act}(rt, {c}, {value}, {self.name(e.span, 'S')})",
                         f"{pad}else:",
                         f"{pad}    {fast}"]
+
+    def _move_card(self, e, pad: str) -> list[str] | None:
+        """`move(card, zone)` as a statement in a game where no zone compacts and no trigger
+        waits for `moved`: when nobody listens and neither is none, the card changes lists
+        right here; otherwise `Runtime.move_card`, which raises the errors and tells the
+        listener (the arguments are evaluated once, in the same order)."""
+        if type(e) is not A.Call or self.c.prog.has_compact or "moved" in self.c.evented:
+            return None
+        kind = self.res.calls.get(e)
+        if not kind or kind[0] != "prim" or kind[1] != "move":
+            return None
+        spec = self.c.prim_spec("move")
+        a = dict(zip((p.name for p in spec.params), kind[2]))
+        defaults = {p.name: p.default for p in spec.params}
+        at, face = self._literal(a["at"], defaults["at"]), self._literal(a["face"], defaults["face"])
+        if self.res.types.get(a["cards"]) != CARD or at not in ("top", "bottom") or face not in ("up", "down", "keep"):
+            return None
+        arrive = face
+        if face == "keep":
+            # The face a card takes on arriving: the zone's, known when the zone is named.
+            to = a["to"]
+            name = (self.res.calls[to][1] if type(to) is A.Call and self.res.calls.get(to, ("",))[0] == "zone"
+                    else self.res.names[to][1] if type(to) is A.Name and self.res.names.get(to, ("",))[0] == "zone"
+                    else None)
+            if name is None:
+                return None
+            arrive = next(z for z in self.c.prog.zones if z.name == name).arrive_face or "keep"
+        t, c = self._temp("t"), self._temp("c")
+        lines = [f"{pad}{t} = {self.expr(a['to'])}",
+                 f"{pad}{c} = {self.expr(a['cards'])}",
+                 f"{pad}if {c} is None or {t} is None or rt.sink is not None:",
+                 f"{pad}    rt.move_card({t}, {c}, {at == 'bottom'}, {face!r}, {self.name(e.span, 'S')})",
+                 f"{pad}else:",
+                 f"{pad}    st.zones[st.where[{c}]].remove({c})",
+                 f"{pad}    st.zones[{t}].{'insert(0, ' if at == 'bottom' else 'append('}{c})",
+                 f"{pad}    st.where[{c}] = {t}"]
+        if arrive != "keep":
+            lines.append(f"{pad}    st.faceup[{c}] = {arrive == 'up'}")
+        return lines
 
     def _has_simultaneous(self) -> bool:
         """Does any procedure have a `simultaneous` block? (If not, no decision is ever

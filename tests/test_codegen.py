@@ -138,7 +138,7 @@ def test_shortcuts_play_like_the_closures(shortcut_game, listen):
     generated, closures = _programs(shortcut_game)
     # The generated code really takes the shortcuts this game is written to reach.
     source = "\n".join(generated.compiler.gen.sources)
-    assert ":=" in source and "rt.move_card(" in source and "rt.move_zone(" in source
+    assert ":=" in source and "rt.move_card(" in source and "rt.move_zone(" in source and "].remove(" in source
     assert ".runner(rt, _f)" in source and "_u.direct(rt" in source and re.search(r"_pb\d+\(rt, \[", source) and re.search(r"\(\*st.zones\[1\], \*st.zones\[", source)
     for players in (2, 3):
         for seed in range(8):
