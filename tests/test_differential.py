@@ -70,6 +70,18 @@ def _configs():
             yield pytest.param(gid, players, start, id=f"{gid}-{players}p-seeds{start}-{start + CHUNK - 1}")
 
 
+GIANT_KING_PROMPTS = ("Play a card", "Arrange your row", "Joker: which number does it count as?",
+                      "Take a reward card")
+
+
+def assert_every_giant_king_decision(prompts: Counter, games: int) -> None:
+    """The random choices reached every kind of Giant King decision (else a comparison proves
+    little): each prompt, and the recruit card revealed to a lone player (its own prompt)."""
+    for prompt in GIANT_KING_PROMPTS:
+        assert prompts[prompt] > 0, f"no `{prompt}` decision in {games} games"
+    assert sum(k for p, k in prompts.items() if p not in GIANT_KING_PROMPTS), "no recruit card revealed to a lone player"
+
+
 @pytest.mark.parametrize("gid,players,start", list(_configs()))
 def test_reference_and_interpreter_agree(gid, players, start):
     game = load(os.path.join(GAMES_DIR, f"{gid}.yaml"))
@@ -82,12 +94,7 @@ def test_reference_and_interpreter_agree(gid, players, start):
         winners[result["winner"]] += 1
     # The random choices must reach every kind of decision, or the comparison proves little.
     if gid == "giant_king":
-        for prompt in ("Play a card", "Arrange your row", "Joker: which number does it count as?",
-                       "Take a reward card"):
-            assert prompts[prompt] > 0, f"no `{prompt}` decision in {CHUNK} games"
-        assert sum(k for p, k in prompts.items() if p not in (
-            "Play a card", "Arrange your row", "Joker: which number does it count as?", "Take a reward card")), \
-            "no recruit card revealed to a lone player"
+        assert_every_giant_king_decision(prompts, CHUNK)
     else:
         assert set(prompts) == {"Set your aim and the maneuvers of rounds 1-3",
                                 "Leader: lay one maneuver sideways to roll?"}
@@ -124,10 +131,5 @@ def test_giant_king_literal_translation_plays_the_same_game(players):
         seen, result = play_both(game.program, giant_king_literal, players, seed)
         prompts.update(prompt.split(" (")[0] for _, prompt, _ in seen)
         winners[result["winner"]] += 1
-    for prompt in ("Play a card", "Arrange your row", "Joker: which number does it count as?",
-                   "Take a reward card"):
-        assert prompts[prompt] > 0, f"no `{prompt}` decision in {GAMES // 2} games"
-    assert sum(k for p, k in prompts.items() if p not in (
-        "Play a card", "Arrange your row", "Joker: which number does it count as?", "Take a reward card")), \
-        "no recruit card revealed to a lone player"
+    assert_every_giant_king_decision(prompts, GAMES // 2)
     assert set(winners) == set(range(1, players + 1))

@@ -24,6 +24,9 @@ results as the interpreted game (tests/test_differential.py).
 from __future__ import annotations
 
 from rulesvm.interpreter import rng as R
+# Options with the same label are one choice (two copies of a card): the first is kept, by
+# the interpreter's own function (plain Python, so the translation does exactly that work).
+from rulesvm.interpreter.compiler import _dedupe as dedupe
 
 from .driver import Decision, GeneratorGame, Option
 
@@ -82,17 +85,6 @@ JOKER_OPTIONS = tuple(Option(str(k), k) for k in range(1, 6))
 TAKE_IT = "Take it"
 TAKE_OPTIONS = (Option(TAKE_IT, TAKE_IT),
                 Option("Put it at the bottom of the recruit deck", "Put it at the bottom of the recruit deck"))
-
-
-def dedupe(options: list) -> list:
-    """Options with the same label are one choice (two copies of a card): keep the first."""
-    seen = set()
-    out = []
-    for o in options:
-        if o.label not in seen:
-            seen.add(o.label)
-            out.append(o)
-    return out
 
 
 # ---------------------------------------------------------------------- fight: power (funcs)
