@@ -112,7 +112,9 @@ def formation_met(cond: int, nums: list, counts: dict) -> bool:
 
 # ---------------------------------------------------------------------- the game
 
-class Game(GeneratorGame):
+class GiantKingTable(GeneratorGame):
+    """What every Python Giant King shares: the player count, the options, the generator."""
+
     def __init__(self, players: int = 4, seed: int = 0, laps: int = 2, max_cards_per_turn: int = 3):
         if not 3 <= players <= 4:
             raise ValueError(f"Giant King is for 3 to 4 players, not {players}")
@@ -122,6 +124,9 @@ class Game(GeneratorGame):
         self.max_cards = max_cards_per_turn
         self.rng = R.seed_state(seed)
         self._start()
+
+
+class Game(GiantKingTable):
 
     # ------------------------------------------------------------------ the rules
     def _play(self):

@@ -28,7 +28,8 @@ from rulesvm.interpreter import rng as R
 # the interpreter's own function (plain Python, so the translation does exactly that work).
 from rulesvm.interpreter.compiler import _dedupe as dedupe
 
-from .driver import Decision, GeneratorGame, Option
+from .driver import Decision, Option
+from .giant_king import GiantKingTable
 
 # ---------------------------------------------------------------------- the cards
 
@@ -124,16 +125,7 @@ def formation_met(f: str, nums: list) -> bool:
 
 # ---------------------------------------------------------------------- the game
 
-class Game(GeneratorGame):
-    def __init__(self, players: int = 4, seed: int = 0, laps: int = 2, max_cards_per_turn: int = 3):
-        if not 3 <= players <= 4:
-            raise ValueError(f"Giant King is for 3 to 4 players, not {players}")
-        self.players = players
-        self.laps = laps
-        self.max_cards = max_cards_per_turn
-        self.rng = R.seed_state(seed)
-        self._start()
-
+class Game(GiantKingTable):
     # ------------------------------------------------------------------ moving cards
     def _move(self, cards: list, to: int, face: str | None = None, bottom: bool = False) -> None:
         """`move` of a list of cards: each leaves its zone, then they arrive in order."""
