@@ -471,9 +471,14 @@ class PyGen:
     def _index(self, e) -> str:
         obj_t = self.res.types.get(e.obj)
         idx = self.expr(e.index)
-        if obj_t is not None and obj_t.name == "tuple":
-            return f"{self.expr(e.obj)}[{idx}]"
         span = self.name(e.span, "S")
+        if obj_t is not None and obj_t.name == "tuple":
+            # A tuple's index is checked when the rules are; the tuple itself may be none
+            # (e.g. a `choose` of tuples passed), which is R009 as the closures say.
+            if self._in_iterable:
+                return f"{self.name(list_item, 'f')}({self.expr(e.obj)}, {idx}, {span})"
+            x = self._temp("x")
+            return f"({x}[{idx}] if ({x} := {self.expr(e.obj)}) is not None else {self.name(list_item, 'f')}({x}, {idx}, {span}))"
         if obj_t == ZONE:
             seq, check, null = f"st.zones[{self.expr(e.obj)}]", self.name(zone_item, "f"), ""
         else:

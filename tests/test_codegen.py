@@ -170,6 +170,7 @@ ERRORS = {
     "negative zone index": ("hand(player(1))[-4].number", "R009", "index -4 is outside the zone (3 cards)"),
     "list index past the end": ("[1, 2][2]", "R009", "index 2 is outside the list (2 items)"),
     "index of none": ("nothing()[0]", "R009", "cannot index none"),
+    "index of a none tuple": ("no_pair()[0]", "R009", "cannot index none"),
     "seat that does not exist": ("player(3).played", "R012", "there is no seat 3 in a 2-player game"),
     "opponent with three seats": ("if player_count == 2 then 0 else opponent(player(1)).played", "R012",
                                   "`opponent` needs a two-player game"),
@@ -189,6 +190,7 @@ zone hand: per_player, visible(owner)
 var where: zone = none
 var played: int = 0, per_player
 func nothing() -> list[int] = none
+func no_pair() -> tuple[int, text] = none
 func pick(xs: list[int]) -> int = xs[1]
 func moved() -> int = 0
 game {{
