@@ -37,7 +37,7 @@ class _Unsupported(Exception):
 
 # Argument sources cheap and harmless to repeat, so an inlined function may read them where
 # it reads its parameter (anything else is bound once, in order, with `:=`).
-_SIMPLE = re.compile(r"^(L\[\d+\]|v\d+|st\.gvars\[\d+\]|-?\d+|\(-\d+\)|None|True|False|rt\.n|_a\d+|'[^'\\]*')$")
+_SIMPLE = re.compile(r"^(L\[\d+\]|v\d+|_q\d+|st\.gvars\[\d+\]|-?\d+|\(-\d+\)|None|True|False|rt\.n|_a\d+|'[^'\\]*')$")
 
 # A function body larger than this (in syntax nodes) is called, not inlined.
 _INLINE_NODES = 40
@@ -157,6 +157,13 @@ class PyGen:
         """Where local variable `k` lives in the code being written."""
         return f"v{k}" if self._locals else f"L[{k}]"
 
+    def _bound_var(self, k: int) -> str:
+        """The name a comprehension binds for its variable `k`: in a function body written
+        inline, a fresh name (the caller's slots are not the callee's)."""
+        if self._subst is not None:
+            return self._subst[k]
+        return self.slot(k)
+
     @contextmanager
     def _writing(self, frame: tuple[int, int] | None = None):
         """Write one generated function, whatever the function being written when this one
@@ -187,13 +194,19 @@ class PyGen:
                     return kind[2][0].value >= 1
         return False
 
+    def _all_players(self, e) -> bool:
+        """Is e `players` or `players_from(p)` (every item a player)?"""
+        if type(e) is A.Name:
+            return self.res.names.get(e) == ("const", "players")
+        kind = self.res.calls.get(e) if type(e) is A.Call else None
+        return kind is not None and kind[0] == "prim" and kind[1] == "players_from"
+
     @contextmanager
     def _player_var(self, iterable, slot: int, body):
         """While the body of a loop (or comprehension) over `players` is written, its variable
         is known to hold a player, unless the body assigns it."""
-        src = self.slot(slot)
-        known = (type(iterable) is A.Name and self.res.names.get(iterable) == ("const", "players")
-                 and src not in self._players
+        src = self._bound_var(slot)
+        known = (self._all_players(iterable) and src not in self._players
                  and not any(type(x) is A.Assign and self.res.targets.get(x) == ("local", slot)
                              for x in syntax_nodes(body)))
         if known:
@@ -464,9 +477,10 @@ class PyGen:
         seq = self._iterable(e.iterable)
         with self._player_var(e.iterable, slot, (e.elem, e.cond)):
             elem = self.expr(e.elem)
+            var = self._bound_var(slot)
             if e.cond is None:
-                return f"tuple([{elem} for {self.slot(slot)} in {seq}])"
-            return f"tuple([{elem} for {self.slot(slot)} in {seq} if {self.expr(e.cond)}])"
+                return f"tuple([{elem} for {var} in {seq}])"
+            return f"tuple([{elem} for {var} in {seq} if {self.expr(e.cond)}])"
 
     def _index(self, e) -> str:
         obj_t = self.res.types.get(e.obj)
@@ -533,15 +547,15 @@ class PyGen:
         return self.closure_call(e)
 
     def _is_inlinable(self, func) -> bool:
-        """A small function that cannot recurse and binds no names of its own (no
-        comprehension or lambda): its body can be written where it is called."""
+        """A small function that cannot recurse and has no lambda: its body can be written
+        where it is called (its comprehensions bind fresh names)."""
         name = func.name
         if name not in self._inlinable:
             if "_recursive" not in self.c.__dict__:
                 self.c._recursive = recursive_functions(self.res, self.c.m.funcs)
             nodes = list(syntax_nodes(func.decl.body))
             self._inlinable[name] = (name not in self.c._recursive and len(nodes) <= _INLINE_NODES
-                                     and not any(isinstance(x, (A.Comprehension, A.Lambda)) for x in nodes))
+                                     and not any(isinstance(x, A.Lambda) for x in nodes))
         return self._inlinable[name]
 
     def _inline(self, func, args: list[str]) -> str | None:
@@ -558,6 +572,9 @@ class PyGen:
                     t = self._temp("a")
                     binds.append(f"({t} := {src})")
                     subst[slot] = t
+            for x in syntax_nodes(func.decl.body):
+                if type(x) is A.Comprehension:
+                    subst[self.res.slots[x]] = f"_q{next(_ids)}"
             saved, self._subst = self._subst, subst
             try:
                 body = self.expr(func.decl.body)

@@ -441,6 +441,7 @@ game {
 
 def test_bodies_with_their_own_frame_keep_variables_in_python_locals(tmp_path):
     """A function's or never-pausing procedure's variables are Python locals (`v<slot>`),
+    a small function's comprehension written inline binds a fresh name,
     closures get a list of their values, lambdas bind their own parameter; a variable that
     surely holds a player (a loop over `players` that never assigns it, `let q = player(1)`)
     is not tested for none, one the body assigns still is (R008 like the closures)."""
@@ -451,6 +452,8 @@ def test_bodies_with_their_own_frame_keep_variables_in_python_locals(tmp_path):
     deal = next(s for s in generated.compiler.gen.sources if "procedure `deal`" in s and "def _b" in s)
     assert "for v0 in rt.players:" in deal and "(1 + v0)" in deal and "is not None else _raise" not in deal
     assert "st.pvars[0][v4] += 1" in deal and "(rt, [v0, v1, v2, v3, v4, v5])" in deal
+    # best(p), a function with a comprehension, is written inline: its variable a fresh name.
+    assert re.search(r"for _q\d+ in st.zones\[\(1 \+ v0\)\] if", deal)
     assert "for v1 in st.zones[(1 + v0 if v0 is not None" in source       # best(p): p may be none
     blank = next(s for s in generated.compiler.gen.sources if "procedure `blank`" in s and "def _b" in s)
     assert blank.count("of none', ") == 2
