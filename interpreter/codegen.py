@@ -201,14 +201,16 @@ class PyGen:
         kind = self.res.calls.get(e) if type(e) is A.Call else None
         return kind is not None and kind[0] == "prim" and kind[1] == "players_from"
 
+    def _assigns(self, scope, slot: int) -> bool:
+        """Does code in `scope` assign local variable `slot`?"""
+        return any(type(x) is A.Assign and self.res.targets.get(x) == ("local", slot) for x in syntax_nodes(scope))
+
     @contextmanager
     def _player_var(self, iterable, slot: int, body):
         """While the body of a loop (or comprehension) over `players` is written, its variable
         is known to hold a player, unless the body assigns it."""
         src = self._bound_var(slot)
-        known = (self._all_players(iterable) and src not in self._players
-                 and not any(type(x) is A.Assign and self.res.targets.get(x) == ("local", slot)
-                             for x in syntax_nodes(body)))
+        known = self._all_players(iterable) and src not in self._players and not self._assigns(body, slot)
         if known:
             self._players.add(src)
         try:
@@ -489,10 +491,14 @@ class PyGen:
         if obj_t is not None and obj_t.name == "tuple":
             # A tuple's index is checked when the rules are; the tuple itself may be none
             # (e.g. a `choose` of tuples passed), which is R009 as the closures say.
+            obj = self.expr(e.obj)
+            check = self.name(list_item, "f")
+            if _SIMPLE.match(obj):
+                return f"({obj}[{idx}] if {obj} is not None else {check}({obj}, {idx}, {span}))"
             if self._in_iterable:
-                return f"{self.name(list_item, 'f')}({self.expr(e.obj)}, {idx}, {span})"
+                return f"{check}({obj}, {idx}, {span})"
             x = self._temp("x")
-            return f"({x}[{idx}] if ({x} := {self.expr(e.obj)}) is not None else {self.name(list_item, 'f')}({x}, {idx}, {span}))"
+            return f"({x}[{idx}] if ({x} := {obj}) is not None else {check}({x}, {idx}, {span}))"
         if obj_t == ZONE:
             seq, check, null = f"st.zones[{self.expr(e.obj)}]", self.name(zone_item, "f"), ""
         else:
@@ -515,7 +521,7 @@ class PyGen:
     def _call(self, e) -> str:
         kind = self.res.calls[e]
         if kind[0] == "zone":
-            info = next(z for z in self.c.prog.zones if z.name == kind[1])
+            info = self._zone_info(kind[1])
             if info.per_player and not info.dims:
                 p = self.expr(kind[2][0])
                 if p.isdigit():
@@ -594,15 +600,28 @@ class PyGen:
             return "".join(node.parts)
         return _NOT_LITERAL
 
+    def _prim_args(self, name: str, args) -> dict:
+        """A primitive call's arguments by parameter name (None where not given)."""
+        return dict(zip((p.name for p in self.c.prim_spec(name).params), args))
+
+    def _move_how(self, a: dict) -> tuple | None:
+        """(at, face) of a `move` whose `at` and `face` are literal and plain, else None."""
+        defaults = {p.name: p.default for p in self.c.prim_spec("move").params}
+        at, face = self._literal(a["at"], defaults["at"]), self._literal(a["face"], defaults["face"])
+        return (at, face) if at in ("top", "bottom") and face in ("up", "down", "keep") else None
+
+    def _zone_info(self, name: str):
+        return next(z for z in self.c.prog.zones if z.name == name)
+
     def _prim(self, e, name: str, args) -> str:
         spec = self.c.prim_spec(name)
-        a = dict(zip((p.name for p in spec.params), args))
+        a = self._prim_args(name, args)
         if name == "move" and self.res.types.get(a["cards"]) in (CARD, ZONE):
-            defaults = {p.name: p.default for p in spec.params}
-            at, face = self._literal(a["at"], defaults["at"]), self._literal(a["face"], defaults["face"])
-            if at in ("top", "bottom") and face in ("up", "down", "keep"):
-                how = "move_card" if self.res.types.get(a["cards"]) == CARD else "move_zone"
-                return (f"rt.{how}({self.expr(a['to'])}, {self.expr(a['cards'])}, {at == 'bottom'}, "
+            how = self._move_how(a)
+            if how is not None:
+                at, face = how
+                method = "move_card" if self.res.types.get(a["cards"]) == CARD else "move_zone"
+                return (f"rt.{method}({self.expr(a['to'])}, {self.expr(a['cards'])}, {at == 'bottom'}, "
                         f"{face!r}, {self.name(e.span, 'S')})")
             return self.closure_call(e)
         if name in CARD_ACTIONS:
@@ -778,9 +797,7 @@ class PyGen:
                 # something there assigns it.
                 slot = self.res.slots[s]
                 src = self.slot(slot)
-                if src not in self._players and not any(
-                        type(x) is A.Assign and self.res.targets.get(x) == ("local", slot)
-                        for x in syntax_nodes(stmts[k + 1:])):
+                if src not in self._players and not self._assigns(stmts[k + 1:], slot):
                     self._players.add(src)
                     known.append(src)
         self._players.difference_update(known)
@@ -883,7 +900,7 @@ class PyGen:
         if not kind or kind[0] != "prim" or kind[1] not in ("face_up", "face_down", "set_turn"):
             return None
         name = kind[1]
-        a = dict(zip((p.name for p in self.c.prim_spec(name).params), kind[2]))
+        a = self._prim_args(name, kind[2])
         c = self._temp("c")
         lines = [f"{pad}{c} = {self.expr(a['card'])}"]
         if name == "set_turn":
@@ -913,12 +930,11 @@ class PyGen:
         kind = self.res.calls.get(e)
         if not kind or kind[0] != "prim" or kind[1] != "move":
             return None
-        spec = self.c.prim_spec("move")
-        a = dict(zip((p.name for p in spec.params), kind[2]))
-        defaults = {p.name: p.default for p in spec.params}
-        at, face = self._literal(a["at"], defaults["at"]), self._literal(a["face"], defaults["face"])
-        if self.res.types.get(a["cards"]) != CARD or at not in ("top", "bottom") or face not in ("up", "down", "keep"):
+        a = self._prim_args("move", kind[2])
+        how = self._move_how(a)
+        if self.res.types.get(a["cards"]) != CARD or how is None:
             return None
+        at, face = how
         arrive = face
         if face == "keep":
             # The face a card takes on arriving: the zone's, known when the zone is named.
@@ -928,7 +944,7 @@ class PyGen:
                     else None)
             if name is None:
                 return None
-            arrive = next(z for z in self.c.prog.zones if z.name == name).arrive_face or "keep"
+            arrive = self._zone_info(name).arrive_face or "keep"
         t, c = self._temp("t"), self._temp("c")
         lines = [f"{pad}{t} = {self.expr(a['to'])}",
                  f"{pad}{c} = {self.expr(a['cards'])}",
