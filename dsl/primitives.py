@@ -291,6 +291,11 @@ CONSTANTS: dict[str, tuple[Type, str]] = {
     "players": (PLAYERS, "every player, in seat order"),
     "player_count": (INT, "the number of players in this game"),
 }
+# Names an ability's body (and a computed card field) can use besides the game's own.
+ABILITY_NAMES: dict[str, tuple[Type, str]] = {
+    "self": (CARD, "the card whose ability runs"),
+    "you": (PLAYER, "the player using it"),
+}
 # Zones every game has.
 BUILTIN_ZONES = {"box": "where every card starts: shared, hidden; setup moves cards out of it"}
 

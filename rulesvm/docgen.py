@@ -1,14 +1,17 @@
 """Generated documentation: the built-in reference of docs/language.md comes from the
-primitive registry, so a primitive cannot be added without being documented.
+primitive registry, so a primitive cannot be added without being documented. The editor
+grammar's word lists are generated at the same time (rulesvm/editorgen.py).
 
-    python -m rulesvm.docgen            # rewrite the generated part of docs/language.md
-    python -m rulesvm.docgen --check    # exit 1 if it is out of date (the test suite does this)
+    python -m rulesvm.docgen            # rewrite the generated part of docs/language.md and the editor files
+    python -m rulesvm.docgen --check    # exit 1 if any is out of date (the test suite does this)
 """
 
 from __future__ import annotations
 
 import os
 import sys
+
+from rulesvm import editorgen
 
 from rulesvm.dsl.primitives import (BUILTIN_ZONES, CARD_PROPERTIES, CONSTANTS, OPTION_MODIFIERS,
                                     PLAYER_PROPERTIES, PRIMITIVES, VAR_MODIFIERS, ZONE_MODIFIERS)
@@ -106,6 +109,8 @@ def regenerate(text: str) -> str:
 
 
 def main(argv: list[str]) -> int:
+    if editorgen.main(argv):
+        return 1
     path = language_doc_path()
     with open(path, encoding="utf-8") as fh:
         text = fh.read()
