@@ -16,7 +16,8 @@ import os
 from dataclasses import dataclass, field
 
 from . import ast as A
-from .checker import Checker, const_value, type_of_value
+from .check_support import const_value, type_of_value
+from .checker import Checker
 from .diagnostics import Diagnostic, DiagnosticError, Reporter, Span, did_you_mean
 from .model import CardDef, Formula, GameModel
 from .parser import parse_block_snippet, parse_expression, parse_rules

@@ -114,9 +114,9 @@ def _run_stmts(game, match, text):
     r = Reporter()
     saved = checker.r
     checker.r = r
-    from rulesvm.dsl.checker import _Frame, _Scope
-    frame = _Frame("proc", None)
-    checker.block(body, _Scope(), frame)
+    from rulesvm.dsl.check_support import Frame, Scope
+    frame = Frame("proc", None)
+    checker.block(body, Scope(), frame)
     checker.r = saved
     assert not r.has_errors, [d.message for d in r.diagnostics]
     fn = game.program.compiler.dblock(body, "test")
