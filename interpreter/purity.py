@@ -19,15 +19,11 @@ from __future__ import annotations
 from dataclasses import fields, is_dataclass
 
 from rulesvm.dsl import ast as A
+from rulesvm.dsl.primitives import PURE_PRIMITIVES, RANDOM_PRIMITIVES
 from rulesvm.dsl.types import Type
 
-# Primitives whose result depends only on their arguments (not on the state, the player
-# count or the generator). A new primitive is impure until it is listed here.
-VALUE_PRIMITIVES = frozenset({
-    "count", "sum", "max", "min", "any", "all", "sorted", "reversed", "distinct",
-    "multiplicities", "product", "permutations", "join", "flatten", "first", "last", "slice",
-    "index_of", "abs", "sign", "clamp", "text", "digits",
-})
+# A primitive is constant when its result depends only on its arguments (not on the state,
+# the player count or the generator): the registry's `pure` flag (PURE_PRIMITIVES).
 
 _PLAIN = frozenset({"int", "bool", "text", "none"})
 
@@ -71,13 +67,12 @@ class ConstantAnalysis:
     def draws_random(self, e) -> bool:
         """Does evaluating e draw from the game's generator (a random primitive, directly or
         in a function it calls)? Such an expression must run whether or not anyone listens."""
-        from rulesvm.dsl.primitives import PRIMITIVES
         for x in syntax_nodes(e):
             if isinstance(x, A.Call):
                 kind = self.res.calls.get(x)
                 if kind is None:
                     continue
-                if kind[0] == "prim" and PRIMITIVES[kind[1]].category == "random":
+                if kind[0] == "prim" and kind[1] in RANDOM_PRIMITIVES:
                     return True
                 if kind[0] == "func" and self._func_draws(kind[1]):
                     return True
@@ -123,7 +118,7 @@ class ConstantAnalysis:
             if kind is None:
                 return False
             if kind[0] == "prim":
-                return kind[1] in VALUE_PRIMITIVES and all(self.is_constant(a, bound) for a in kind[2])
+                return kind[1] in PURE_PRIMITIVES and all(self.is_constant(a, bound) for a in kind[2])
             if kind[0] == "func":
                 return (self.func_is_constant_body(kind[1])
                         and all(self.is_constant(a, bound) for a in kind[2]))

@@ -16,11 +16,10 @@ import re
 from contextlib import contextmanager
 
 from rulesvm.dsl import ast as A
-from rulesvm.dsl.primitives import PRIMITIVES
 from rulesvm.dsl.types import ANY, CARD, INT, PLAYER, ZONE
 
 from . import errors as E
-from .builtins import CARD_ACTIONS, log_text_draws_random
+from .builtins import INLINE
 from .errors import MAX_ITEMS
 from .format import formatter
 from .limits import bounded_join, bounded_range, concat_lists
@@ -98,7 +97,7 @@ class PyGen(StatementWriter):
             return "[" + ", ".join(f"v{k}" for k in range(self._nslots)) + "]"
         return "L"
 
-    def _temp(self, prefix: str) -> str:
+    def temp(self, prefix: str) -> str:
         """A fresh Python name bound with `:=` (or Unsupported where Python forbids that)."""
         if self._in_iterable:
             raise Unsupported("`:=` in a comprehension's iterable")
@@ -374,7 +373,7 @@ class PyGen(StatementWriter):
         if not SIMPLE.match(obj):
             if self._in_iterable:
                 return f"{self.name(self._face_reader(detail), 'R')}(st, {obj})"
-            c = self._temp("c")
+            c = self.temp("c")
             obj, bind = c, f"({c} := {obj})"
         else:
             bind = obj
@@ -452,7 +451,7 @@ class PyGen(StatementWriter):
                 return f"({obj}[{idx}] if {obj} is not None else {check}({obj}, {idx}, {span}))"
             if self._in_iterable:
                 return f"{check}({obj}, {idx}, {span})"
-            x = self._temp("x")
+            x = self.temp("x")
             return f"({x}[{idx}] if ({x} := {obj}) is not None else {check}({x}, {idx}, {span}))"
         if obj_t == ZONE:
             seq, check, null = f"st.zones[{self.expr(e.obj)}]", self.name(zone_item, "f"), ""
@@ -462,10 +461,10 @@ class PyGen(StatementWriter):
             return f"{check}({seq}, {idx}, {span})"
         # Inline, as Python indexes (the same bounds, read once in the common case of a
         # non-negative index); the helper handles negative indices and words the errors.
-        x = self._temp("x")
+        x = self.temp("x")
         if re.fullmatch(r"\d+", idx) and not null:
             return f"({x}[{idx}] if len({x} := {seq}) > {idx} else {check}({x}, {idx}, {span}))"
-        i = self._temp("i")
+        i = self.temp("i")
         if null:
             # A list may be none: test it before its length, but read the index anyway (as
             # the closure does) so the error is the same.
@@ -528,7 +527,7 @@ class PyGen(StatementWriter):
                 if SIMPLE.match(src):
                     subst[slot] = src
                 else:
-                    t = self._temp("a")
+                    t = self.temp("a")
                     binds.append(f"({t} := {src})")
                     subst[slot] = t
             for x in syntax_nodes(func.decl.body):
@@ -543,74 +542,11 @@ class PyGen(StatementWriter):
             return None
         return f"({', '.join(binds)}, {body})[-1]" if binds else f"({body})"
 
-    def _move_how(self, a: dict) -> tuple | None:
-        """(at, face) of a `move` whose `at` and `face` are literal and plain, else None."""
-        defaults = {p.name: p.default for p in PRIMITIVES["move"].params}
-        at, face = self.ctx.literal(a["at"], defaults["at"]), self.ctx.literal(a["face"], defaults["face"])
-        return (at, face) if at in ("top", "bottom") and face in ("up", "down", "keep") else None
-
     def _prim(self, e, name: str, args) -> str:
-        spec = PRIMITIVES[name]
-        a = self.ctx.prim_args(name, args)
-        if name == "move" and self.res.types.get(a["cards"]) in (CARD, ZONE):
-            how = self._move_how(a)
-            if how is not None:
-                at, face = how
-                method = "move_card" if self.res.types.get(a["cards"]) == CARD else "move_zone"
-                return (f"rt.{method}({self.expr(a['to'])}, {self.expr(a['cards'])}, {at == 'bottom'}, "
-                        f"{face!r}, {self.name(e.span, 'S')})")
-            return self.closure_call(e)
-        if name in CARD_ACTIONS:
-            deg = a.get("degrees")
-            value = "None" if "degrees" not in a else \
-                (self.expr(deg) if deg is not None else repr(spec.params[1].default))
-            return f"{self.name(CARD_ACTIONS[name], 'f')}(rt, {self.expr(a['card'])}, {value}, {self.name(e.span, 'S')})"
-        if name == "log":
-            to = self.expr(a["to"]) if a["to"] is not None else "None"
-            if log_text_draws_random(self.ctx, e):
-                return f"{self.name(_log_always, 'f')}(rt, {self.expr(a['message'])}, {to})"
-            return f"(rt.log({self.expr(a['message'])}, {to}) if rt.sink is not None else None)"
-        if name in ("first", "last"):
-            return f"{self.name(_bottom if name == 'first' else _top, 'f')}({self.consumed(a['items'])})"
-        if name == "slice":
-            x = a["items"]
-            src = f"st.zones[{self.expr(x)}]" if self.res.types.get(x) == ZONE else self.expr(x)
-            return f"tuple({src}[{self.expr(a['start'])}:{self.expr(a['end'])}])"
-        if name == "clamp":
-            return f"max({self.expr(a['low'])}, min({self.expr(a['high'])}, {self.expr(a['value'])}))"
-        if name == "player" and isinstance(a["seat"], A.IntLit) and a["seat"].value >= 1:
-            k = a["seat"].value
-            if k <= self.ctx.m.players[0]:
-                return str(k - 1)        # every allowed player count has this seat
-            return f"({k - 1} if rt.n >= {k} else {self.name(_no_seat, 'f')}({k}, rt.n, {self.name(e.span, 'S')}))"
-        if name == "opponent":
-            return f"(1 - {self.expr(a['player'])} if rt.n == 2 else {self.name(_not_two, 'f')}({self.name(e.span, 'S')}))"
-        if name == "count":
-            x = a["items"]
-            if self.res.types.get(x) == ZONE:
-                return f"len(st.zones[{self.expr(x)}])"
-            return f"len({self.consumed(x)})"
-        if name in ("sum", "any", "all"):
-            return f"{name}({self.consumed(a['items'])})"
-        if name in ("max", "min") and a.get("default") is not None:
-            return f"{name}({self.consumed(a['items'])}, default={self.expr(a['default'])})"
-        if name in ("top", "bottom") and a["zone"] is not None:
-            return f"{self.name(_top if name == 'top' else _bottom, 'f')}(st.zones[{self.expr(a['zone'])}])"
-        if name == "player":
-            return self.closure_call(e)
-        if name == "distance":
-            return f"(({self.expr(a['to'])} - {self.expr(a['from'])}) % rt.n)"
-        if name == "players_from":
-            return f"{self.name(_players_from, 'f')}({self.expr(a['player'])}, rt.n)"
-        if name == "abs":
-            return f"abs({self.expr(a['value'])})"
-        if name == "owner":
-            return f"{self.name(self.ctx.tables.zone_owner, 'O')}[st.where[{self.expr(a['card'])}]]"
-        if name == "zone_of":
-            return f"st.where[{self.expr(a['card'])}]"
-        if name == "distinct":
-            return f"tuple(dict.fromkeys({self.seq(a['items'])}))"
-        return self.closure_call(e)
+        """A primitive's inline template (see builtins/base.py), or a call of its closure."""
+        template = INLINE.get(name)
+        src = template(self, e, self.ctx.prim_args(name, args)) if template is not None else None
+        return src if src is not None else self.closure_call(e)
 
     def src(self, node, as_seq: bool = False) -> str:
         """Source for expression `node` written inline (`as_seq`: a zone as its cards), or a
@@ -649,34 +585,20 @@ def _player_zone(base, p, name, span):
     return base + p
 
 
-def _log_always(rt, text, seat) -> None:
-    """A log line whose text was built anyway (it draws random numbers)."""
-    if rt.sink is not None:
-        rt.log(text, seat)
 
 
-def _no_seat(seat, n, span):
-    raise E.no_seat(seat, n, span)
 
 
-def _not_two(span):
-    raise E.not_two_players(span)
 
 
 def _in_zone(st, card, zone) -> bool:
     return card is not None and st.where[card] == zone
 
 
-def _top(cards):
-    return cards[-1] if cards else None
 
 
-def _bottom(cards):
-    return cards[0] if cards else None
 
 
-def _players_from(start, n):
-    return tuple([(start + k) % n for k in range(n)])
 
 
 

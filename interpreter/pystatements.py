@@ -10,25 +10,15 @@ from __future__ import annotations
 import re
 
 from rulesvm.dsl import ast as A
-from rulesvm.dsl.types import CARD, ZONE
+from rulesvm.dsl.types import ZONE
 
 from . import errors as E
-from .builtins import CARD_ACTIONS
+from .builtins import STATEMENTS
 from .namespace import Unsupported
 
 # Argument sources cheap and harmless to repeat, so an inlined function may read them where
 # it reads its parameter (anything else is bound once, in order, with `:=`).
 SIMPLE = re.compile(r"^(L\[\d+\]|v\d+|_q\d+|st\.gvars\[\d+\]|-?\d+|\(-\d+\)|None|True|False|rt\.n|_a\d+|'[^'\\]*')$")
-
-
-def _known_ints(e) -> set | None:
-    """Every value e can have, when it is an integer literal or a choice between them."""
-    if type(e) is A.IntLit:
-        return {e.value}
-    if type(e) is A.IfExpr:
-        a, b = _known_ints(e.then), _known_ints(e.else_)
-        return a | b if a is not None and b is not None else None
-    return None
 
 
 class StatementWriter:
@@ -91,7 +81,7 @@ class StatementWriter:
                 # copy of the arguments and the unwrapping of the result).
                 name, body, args = call
                 return [f"{pad}if rt.coverage is not None: rt.covered({name!r})", f"{pad}{body}(rt, {args})"]
-            return self._card_action(s.expr, pad) or self._move_card(s.expr, pad) or [f"{pad}{self._value(s.expr)}"]
+            return self._statement_template(s.expr, pad) or [f"{pad}{self._value(s.expr)}"]
         if t is A.Assign:
             return self._assign(s, pad)
         if t is A.If:
@@ -164,73 +154,14 @@ class StatementWriter:
         args += ["None"] * (proc.nslots - len(args))
         return proc.name, self.name(proc.body, "pb"), f"[{', '.join(args)}]"
 
-    def _card_action(self, e, pad: str) -> list[str] | None:
-        """`face_up(c)`, `face_down(c)`, `set_turn(c, d)` as a statement: when nobody listens
-        (no event to build) and the card is there, one store; otherwise the primitive, which
-        raises its errors and tells the listener."""
+    def _statement_template(self, e, pad: str) -> list[str] | None:
+        """A primitive call as a statement, written by its statement template, if it has one."""
         if type(e) is not A.Call:
             return None
         kind = self.res.calls.get(e)
-        if not kind or kind[0] != "prim" or kind[1] not in ("face_up", "face_down", "set_turn"):
+        if not kind or kind[0] != "prim" or kind[1] not in STATEMENTS:
             return None
-        name = kind[1]
-        a = self.ctx.prim_args(name, kind[2])
-        c = self._temp("c")
-        lines = [f"{pad}{c} = {self.expr(a['card'])}"]
-        if name == "set_turn":
-            # Only turns known to be valid (0, 90, 180 or 270) skip the primitive's checks.
-            known = _known_ints(a["degrees"])
-            if known is None or not all(0 <= k < 360 and k % 90 == 0 for k in known):
-                return None
-            value = self._temp("d")
-            lines.append(f"{pad}{value} = {self.expr(a['degrees'])}")
-            fast = f"st.turn[{c}] = {value}"
-        else:
-            fast = f"st.faceup[{c}] = {name == 'face_up'}"
-            value = "None"
-        act = self.name(CARD_ACTIONS[name], "f")
-        return lines + [f"{pad}if {c} is None or rt.sink is not None:",
-                        f"{pad}    {act}(rt, {c}, {value}, {self.name(e.span, 'S')})",
-                        f"{pad}else:",
-                        f"{pad}    {fast}"]
-
-    def _move_card(self, e, pad: str) -> list[str] | None:
-        """`move(card, zone)` as a statement in a game where no zone compacts and no trigger
-        waits for `moved`: when nobody listens and neither is none, the card changes lists
-        right here; otherwise `Runtime.move_card`, which raises the errors and tells the
-        listener (the arguments are evaluated once, in the same order)."""
-        if type(e) is not A.Call or self.ctx.tables.has_compact or "moved" in self.ctx.evented:
-            return None
-        kind = self.res.calls.get(e)
-        if not kind or kind[0] != "prim" or kind[1] != "move":
-            return None
-        a = self.ctx.prim_args("move", kind[2])
-        how = self._move_how(a)
-        if self.res.types.get(a["cards"]) != CARD or how is None:
-            return None
-        at, face = how
-        arrive = face
-        if face == "keep":
-            # The face a card takes on arriving: the zone's, known when the zone is named.
-            to = a["to"]
-            name = (self.res.calls[to][1] if type(to) is A.Call and self.res.calls.get(to, ("",))[0] == "zone"
-                    else self.res.names[to][1] if type(to) is A.Name and self.res.names.get(to, ("",))[0] == "zone"
-                    else None)
-            if name is None:
-                return None
-            arrive = self.ctx.zone_info(name).arrive_face or "keep"
-        t, c = self._temp("t"), self._temp("c")
-        lines = [f"{pad}{t} = {self.expr(a['to'])}",
-                 f"{pad}{c} = {self.expr(a['cards'])}",
-                 f"{pad}if {c} is None or {t} is None or rt.sink is not None:",
-                 f"{pad}    rt.move_card({t}, {c}, {at == 'bottom'}, {face!r}, {self.name(e.span, 'S')})",
-                 f"{pad}else:",
-                 f"{pad}    st.zones[st.where[{c}]].remove({c})",
-                 f"{pad}    st.zones[{t}].{'insert(0, ' if at == 'bottom' else 'append('}{c})",
-                 f"{pad}    st.where[{c}] = {t}"]
-        if arrive != "keep":
-            lines.append(f"{pad}    st.faceup[{c}] = {arrive == 'up'}")
-        return lines
+        return STATEMENTS[kind[1]](self, e, self.ctx.prim_args(kind[1], kind[2]), pad)
 
     def _value(self, e) -> str:
         """An expression at statement level: a call of a non-pausing procedure is allowed."""
