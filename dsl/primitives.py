@@ -219,6 +219,12 @@ _ALL = [
               "draw(deck(p), hand(p), 5 - count(hand(p)))", moves_cards=True),
     Primitive("shuffle", (P("zone", ZONE),), VOID, "action",
               "Shuffle a zone with the game's seeded generator.", "shuffle(recruit)", random=True),
+    Primitive("shuffle_into", (P("cards", CARDLIKE), P("to", ZONE),
+                               P("face", TEXT, "keep", "\"up\", \"down\" or \"keep\"; zones may set a default")),
+              VOID, "action",
+              "Move a card, a list of cards or every card of a zone into a zone, each at a random position "
+              "(a card shuffled into a deck); the cards already there keep their order.",
+              "shuffle_into(c, deck(p), face: \"down\")", moves_cards=True, random=True),
     Primitive("flip", (P("card", CARD),), VOID, "action",
               "Turn a card over (face up <-> face down; front <-> back).", "flip(c)", turns_card=True),
     Primitive("face_up", (P("card", CARD),), VOID, "action", "Turn a card face up.", "face_up(c)", turns_card=True),

@@ -105,8 +105,8 @@ def zone_of_none(name: str, span) -> RulesRuntimeError:
     return of_none(f"zone `{name}`", span)
 
 
-def move_to_none(span) -> RulesRuntimeError:
-    return R("R008", "`move` to none", span)
+def move_to_none(span, prim: str = "move") -> RulesRuntimeError:
+    return R("R008", f"`{prim}` to none", span)
 
 
 def set_of_none(attr: str, span) -> RulesRuntimeError:

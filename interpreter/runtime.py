@@ -75,8 +75,9 @@ class Runtime:
         if self.sink is not None:
             self.sink({"type": "log", "text": text, "to": None if to is None else to + 1})
 
-    def move(self, cards, to: int, bottom: bool, face: str) -> None:
-        """Move cards (a list, in order) to zone `to`; they keep their order there."""
+    def move(self, cards, to: int, bottom: bool, face: str, anywhere: bool = False) -> None:
+        """Move cards (a list, in order) to zone `to`; they keep their order there. `anywhere`:
+        at a random position of the zone, drawn once the cards have left where they were."""
         st = self.st
         zones, where, faceup = st.zones, st.where, st.faceup
         if face == "keep":
@@ -87,7 +88,10 @@ class Runtime:
             src = where[c]
             zones[src].remove(c)
             moved_from.append(src)
-        if bottom:
+        if anywhere:
+            k = self.below(len(dest) + 1)
+            dest[k:k] = cards
+        elif bottom:
             dest[0:0] = cards
         else:
             dest.extend(cards)
@@ -101,7 +105,7 @@ class Runtime:
             names = self.prog.zone_names
             self.sink({"type": "move", "cards": [self.prog.card_ids[c] for c in cards],
                        "from": [names[z] for z in moved_from], "to": names[to],
-                       "at": "bottom" if bottom else "top"})
+                       "at": "random" if anywhere else "bottom" if bottom else "top"})
         if self.prog.has_compact:
             families = self.prog.compact_family
             if families[to] is not None or any(families[z] is not None for z in moved_from):

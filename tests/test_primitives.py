@@ -61,6 +61,7 @@ CALLS = {
     "move": 'move(card("a"), other)',
     "draw": "let x = draw(pile, other, 2)",
     "shuffle": "shuffle(pile)",
+    "shuffle_into": 'shuffle_into(card("a"), other)',
     "flip": 'flip(card("a"))',
     "face_up": 'face_up(card("a"))',
     "face_down": 'face_down(card("a"))',

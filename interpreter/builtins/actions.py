@@ -162,6 +162,25 @@ def _draw(a):
     return run
 
 
+@implements("shuffle_into")
+def _shuffle_into(a):
+    """Each card in turn leaves its zone and goes to a random position of the destination
+    (the log says where from and to, not the position: a deck's order stays secret)."""
+    to = a.fn("to")
+    cards = _cards_fn(a, "cards")
+    span = a.node.span
+    face = _face_value(a, span)
+
+    def run(rt, L):
+        dest = to(rt, L)
+        if dest is None:
+            raise E.move_to_none(span, "shuffle_into")
+        f = face(rt, L)
+        for c in cards(rt, L):
+            rt.move([c], dest, False, f, anywhere=True)
+    return run
+
+
 @implements("shuffle")
 def _shuffle(a):
     z = a.fn("zone")
