@@ -88,28 +88,15 @@ class ClosureBackend:
     def _for(self, s: A.For, rule: str):
         slot = self.res.slots[s]
         seq = self.list_expr(s.iterable)
-        body = self.block(s.body, rule)
-        span = s.span
 
-        def for_(rt, L):
+        def rounds(rt, L):
             for v in seq(rt, L):
-                rt.steps += 1
-                if rt.steps > rt.max_steps:
-                    rt.tick(span, rule)
                 L[slot] = v
-                r = body(rt, L)
-                if r is not None:
-                    if r is BREAK:
-                        break
-                    if r is CONTINUE:
-                        continue
-                    return r
-        return for_
+                yield
+        return _looping(rounds, self.block(s.body, rule), s.span, rule)
 
     def _loop(self, s, rule: str):
-        """`while`, `loop` and `repeat`: a step per round."""
-        body = self.block(s.body, rule)
-        span = s.span
+        """`while`, `loop` and `repeat`."""
         if isinstance(s, A.Repeat):
             count = self.expr(s.count)
 
@@ -121,18 +108,7 @@ class ClosureBackend:
             def rounds(rt, L):
                 while cond(rt, L):
                     yield
-
-        def loop(rt, L):
-            for _ in rounds(rt, L):
-                rt.tick(span, rule)
-                r = body(rt, L)
-                if r is not None:
-                    if r is BREAK:
-                        break
-                    if r is CONTINUE:
-                        continue
-                    return r
-        return loop
+        return _looping(rounds, self.block(s.body, rule), s.span, rule)
 
     def value(self, e):
         """An expression at statement level: may be a call of a non-pausing procedure."""
@@ -504,6 +480,21 @@ class ClosureBackend:
             bodies[name] = body if name not in self.ctx.recursive_functions else \
                 _counted(body, func.decl.span, f"function `{name}`")
         return bodies
+
+
+def _looping(rounds, body, span, rule: str):
+    """A loop: the body once per round (a step each), until `break`, or `return` leaves it."""
+    def loop(rt, L):
+        for _ in rounds(rt, L):
+            rt.tick(span, rule)
+            r = body(rt, L)
+            if r is not None:
+                if r is BREAK:
+                    break
+                if r is CONTINUE:
+                    continue
+                return r
+    return loop
 
 
 def _counted(body, span, rule: str):
