@@ -16,10 +16,10 @@ import jsonschema
 import pytest
 import yaml
 
-from rulesvm import schemas
+from rulesvm.tooling import schemas
 from rulesvm.dsl import ast as A
 from rulesvm.dsl.diagnostics import DiagnosticError
-from rulesvm.dsl.formatter import FormatError, find_comments, format_text
+from rulesvm.tooling.formatter import FormatError, find_comments, format_text
 from rulesvm.dsl.parser import KEYWORDS, _lark, parse_rules
 
 from .conftest import ROOT, game_files

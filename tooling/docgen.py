@@ -1,8 +1,8 @@
 """Generated documentation: the built-in reference of docs/language.md comes from the
 primitive registry, so a primitive cannot be added without being documented.
 
-    python -m rulesvm.docgen            # rewrite the generated part of docs/language.md
-    python -m rulesvm.docgen --check    # exit 1 if it is out of date (the test suite does this)
+    python -m rulesvm.tooling.docgen            # rewrite the generated part of docs/language.md
+    python -m rulesvm.tooling.docgen --check    # exit 1 if it is out of date (the test suite does this)
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import sys
 from rulesvm.dsl.primitives import (BUILTIN_ZONES, CARD_PROPERTIES, CONSTANTS, OPTION_MODIFIERS,
                                     PLAYER_PROPERTIES, PRIMITIVES, VAR_MODIFIERS, ZONE_MODIFIERS)
 
-BEGIN = "<!-- BEGIN GENERATED: primitives (python -m rulesvm.docgen) -->"
+BEGIN = "<!-- BEGIN GENERATED: primitives (python -m rulesvm.tooling.docgen) -->"
 END = "<!-- END GENERATED: primitives -->"
 CATEGORIES = [("function", "Functions (pure: they compute a value)"),
               ("random", "Randomness (from the game's seeded generator)"),
@@ -77,7 +77,9 @@ def primitives_markdown() -> str:
 
 
 def language_doc_path() -> str:
-    return os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "docs", "language.md")
+    # realpath: this file is the repository's tooling/docgen.py, imported through the
+    # rulesvm/tooling link; docs/ is beside tooling/.
+    return os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(__file__))), "docs", "language.md")
 
 
 def regenerate(text: str) -> str:
@@ -92,7 +94,7 @@ def main(argv: list[str]) -> int:
     new = regenerate(text)
     if "--check" in argv:
         if new != text:
-            print(f"{path} is out of date: run `python -m rulesvm.docgen`")
+            print(f"{path} is out of date: run `python -m rulesvm.tooling.docgen`")
             return 1
         return 0
     with open(path, "w", encoding="utf-8") as fh:
