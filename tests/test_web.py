@@ -1,4 +1,4 @@
-"""The web table (`rulesvm serve`, rulesvm/web) at the server level, with Starlette's TestClient:
+"""The web table (`rulesvm serve`, web/) at the server level, with Starlette's TestClient:
 seat tokens, forged and stale messages, sockets closed mid-choice, secrets, bots, undo,
 determinism, the replay viewer's API, layout hints and the command's usage errors.
 
