@@ -16,14 +16,16 @@ import os
 from dataclasses import dataclass, field
 
 from . import ast as A
-from .checker import Checker, const_value, type_of_value
+from .check_support import const_value, type_of_value
+from .checker import Checker
 from .diagnostics import Diagnostic, DiagnosticError, Reporter, Span, did_you_mean
 from .files import display_path, read_text, resolve_inside
 from .layout import check_layout
 from .model import CardDef, Formula, GameModel
 from .parser import parse_block_snippet, parse_expression, parse_rules
+from .primitives import ABILITY_NAMES
 from .schema import CARD_SET_SCHEMA, GAME_SCHEMA, card_data_schema, validate
-from .types import ABILITY, BOOL, CARD, INT, PLAYER, TEXT, assignable
+from .types import ABILITY, BOOL, INT, TEXT, assignable
 from .variants import VariantSpec, apply_rules, load_variant
 from .yaml_loader import Marks, load_yaml_file, reindent, scalar_origin
 
@@ -415,7 +417,7 @@ class GameLoader:
         except DiagnosticError as exc:
             self.reporter.extend(exc.diagnostics)
             return None
-        t, nslots = self.checker.check_standalone(expr, self.reporter, {"self": CARD, "you": PLAYER})
+        t, nslots = self.checker.check_standalone(expr, self.reporter, {name: t for name, (t, _) in ABILITY_NAMES.items()})
         if not assignable(t, fdef.type):
             self.reporter.error("E303", f"field `{fdef.name}` is {fdef.type}, but this formula gives {t}", span)
         return Formula(expr, nslots, text)

@@ -4,8 +4,29 @@ Each `Primitive` states its name, parameters (with types and defaults), result t
 kind of thing it is (a pure function, a random draw, an action on the game, or a decision
 that pauses the game for an agent), a one-line meaning and an example. The checker reads
 signatures from here; `rulesvm.interpreter.builtins` registers one implementation per
-entry (a test keeps the two in step); `docs/language.md` is generated from it, as Ludii's
-ludeme reference is generated from its classes.
+entry (a test keeps the two in step); `docs/language.md` and the editor grammar under
+`editors/` are generated from it, as Ludii's ludeme reference is generated from its classes.
+
+What a primitive does beyond computing its result is stated here too, so that the
+compiler derives its analyses from the registry instead of keeping lists of names
+(tests/test_primitives.py checks each flag against what the implementation does):
+
+- `moves_cards`: it moves cards between zones, so it fires `moved` triggers (and must run
+  as VM code in a game that has one);
+- `random`: it draws from the game's seeded generator (so does evaluating its call: such
+  an expression must run whether or not anyone listens);
+- `pure`: its result depends only on its arguments, not on the game state, the player
+  count or the generator, so a call with constant arguments is constant (a new primitive
+  is impure until marked);
+- `runs_ability`: it runs a card's ability, so it pauses whenever an ability can;
+- `turns_card`: it changes only how one card lies (face up/down, rotation) and emits a
+  record named after itself;
+- and, from the category: `decision` (it asks a player and pauses the game) and
+  `statement_only` (an action or decision: only as a statement or `let x = ...`, never
+  in a function).
+
+`MOVING_PRIMITIVES`, `RANDOM_PRIMITIVES`, `DECISION_PRIMITIVES` and the other sets below
+are these flags as sets of names.
 """
 
 from __future__ import annotations
@@ -16,6 +37,8 @@ from .types import (ABILITY, ANY, BOOL, CARD, CARDS, INT, INTS, K, PLAYER, PLAYE
                     VOID, ZONE, Type, lambda_of, list_of)
 
 REQUIRED = object()
+# Categories whose primitives change the game: statements only, never in a function.
+STATEMENT_ONLY_CATEGORIES = ("action", "decision")
 
 
 @dataclass(frozen=True)
@@ -39,6 +62,20 @@ class Primitive:
     category: str        # "function", "random", "action", "decision"
     doc: str
     example: str
+    # What it does besides computing its result (see the module docstring).
+    moves_cards: bool = False
+    random: bool = False
+    pure: bool = False
+    runs_ability: bool = False
+    turns_card: bool = False
+
+    @property
+    def decision(self) -> bool:
+        return self.category == "decision"
+
+    @property
+    def statement_only(self) -> bool:
+        return self.category in STATEMENT_ONLY_CATEGORIES
 
     @property
     def signature(self) -> str:
@@ -71,56 +108,57 @@ LIST_T = list_of(T)
 _ALL = [
     # ------------------------------------------------------------------ lists and numbers
     Primitive("count", (P("items", LIST_T),), INT, "function",
-              "Number of items in a list (or cards in a zone).", "count(hand(p)) >= 3"),
+              "Number of items in a list (or cards in a zone).", "count(hand(p)) >= 3", pure=True),
     Primitive("sum", (P("items", INTS),), INT, "function",
-              "Sum of a list of numbers (0 when empty).", "sum([c.number for c in row(p)])"),
+              "Sum of a list of numbers (0 when empty).", "sum([c.number for c in row(p)])", pure=True),
     Primitive("max", (P("items", INTS), P("default", INT, None, "value when the list is empty")), INT,
-              "function", "Largest number of a list.", "max([c.number for c in row(p)], default: 0)"),
+              "function", "Largest number of a list.", "max([c.number for c in row(p)], default: 0)", pure=True),
     Primitive("min", (P("items", INTS), P("default", INT, None, "value when the list is empty")), INT,
-              "function", "Smallest number of a list.", "min([p.score for p in players])"),
+              "function", "Smallest number of a list.", "min([p.score for p in players])", pure=True),
     Primitive("any", (P("items", list_of(BOOL)),), BOOL, "function",
-              "True when at least one item is true.", "any([c.kind == \"joker\" for c in hand(p)])"),
+              "True when at least one item is true.", "any([c.kind == \"joker\" for c in hand(p)])", pure=True),
     Primitive("all", (P("items", list_of(BOOL)),), BOOL, "function",
-              "True when every item is true (also for an empty list).", "all([p.passed for p in players])"),
+              "True when every item is true (also for an empty list).", "all([p.passed for p in players])", pure=True),
     Primitive("sorted", (P("items", LIST_T), P("key", lambda_of(T, K), None, "sort key of an item"),
                          P("desc", BOOL, False, "largest first")), LIST_T, "function",
               "The items in ascending order of their key (a stable sort).",
-              "sorted(players, key: p => (-p.power, distance(start_player, p)))"),
+              "sorted(players, key: p => (-p.power, distance(start_player, p)))", pure=True),
     Primitive("reversed", (P("items", LIST_T),), LIST_T, "function",
-              "The items in reverse order.", "reversed(row(p))"),
+              "The items in reverse order.", "reversed(row(p))", pure=True),
     Primitive("distinct", (P("items", LIST_T),), LIST_T, "function",
-              "The items without repeats, in order of first appearance.", "distinct([c.number for c in row(p)])"),
+              "The items without repeats, in order of first appearance.", "distinct([c.number for c in row(p)])",
+              pure=True),
     Primitive("multiplicities", (P("items", LIST_T),), INTS, "function",
               "How often each distinct item occurs, largest first (poker-hand shapes: [3, 2] is a full house).",
-              "multiplicities([c.number for c in row(p)])"),
+              "multiplicities([c.number for c in row(p)])", pure=True),
     Primitive("product", (P("lists", list_of(LIST_T)),), list_of(LIST_T), "function",
               "Every way to pick one item from each list, in order (the cartesian product).",
-              "product([[\"R1\", \"R2\"], [\"A+\", \"D-\"]])"),
+              "product([[\"R1\", \"R2\"], [\"A+\", \"D-\"]])", pure=True),
     Primitive("permutations", (P("items", LIST_T), P("size", INT, None, "how many to arrange; none = all")),
               list_of(LIST_T), "function", "Every ordering of `size` distinct items of the list.",
-              "permutations([1, 2, 3], 2)"),
+              "permutations([1, 2, 3], 2)", pure=True),
     Primitive("join", (P("items", list_of(TEXT)), P("separator", TEXT, " ")), TEXT, "function",
-              "The texts joined with a separator.", "join([\"R2\", \"AT\"], \" \")"),
+              "The texts joined with a separator.", "join([\"R2\", \"AT\"], \" \")", pure=True),
     Primitive("flatten", (P("lists", list_of(ANY)),), list_of(ANY), "function",
               "One list from a list of lists, or the cards of a list of zones, in order.",
-              "flatten([column(i) for i in 0..5])"),
+              "flatten([column(i) for i in 0..5])", pure=True),
     Primitive("first", (P("items", LIST_T),), T, "function",
-              "The first item, or none when empty.", "first(rewards)"),
+              "The first item, or none when empty.", "first(rewards)", pure=True),
     Primitive("last", (P("items", LIST_T),), T, "function",
-              "The last item, or none when empty.", "last(row(p))"),
+              "The last item, or none when empty.", "last(row(p))", pure=True),
     Primitive("slice", (P("items", LIST_T), P("start", INT), P("end", INT, None, "exclusive; none = to the end")),
               LIST_T, "function", "The items from index start (0-based) up to, not including, end.",
-              "slice(recruit, 0, 5)"),
+              "slice(recruit, 0, 5)", pure=True),
     Primitive("index_of", (P("items", LIST_T), P("item", T)), INT, "function",
-              "Position of an item in a list (0-based), or -1.", "index_of(row(p), self)"),
-    Primitive("abs", (P("value", INT),), INT, "function", "Absolute value.", "abs(a.position - b.position)"),
-    Primitive("sign", (P("value", INT),), INT, "function", "-1, 0 or 1.", "sign(gap)"),
+              "Position of an item in a list (0-based), or -1.", "index_of(row(p), self)", pure=True),
+    Primitive("abs", (P("value", INT),), INT, "function", "Absolute value.", "abs(a.position - b.position)", pure=True),
+    Primitive("sign", (P("value", INT),), INT, "function", "-1, 0 or 1.", "sign(gap)", pure=True),
     Primitive("clamp", (P("value", INT), P("low", INT), P("high", INT)), INT, "function",
-              "The value limited to the range low..high.", "clamp(gap, -2, 2)"),
+              "The value limited to the range low..high.", "clamp(gap, -2, 2)", pure=True),
     Primitive("text", (P("value", ANY),), TEXT, "function",
-              "A value as text (cards by name, players as `Player N`).", "text(p.score)"),
+              "A value as text (cards by name, players as `Player N`).", "text(p.score)", pure=True),
     Primitive("digits", (P("value", INT),), INTS, "function",
-              "The decimal digits of a number, most significant first.", "digits(1204)"),
+              "The decimal digits of a number, most significant first.", "digits(1204)", pure=True),
     # ------------------------------------------------------------------ players
     Primitive("next_player", (P("player", PLAYER), P("steps", INT, 1)), PLAYER, "function",
               "The player `steps` seats clockwise (to the left).", "next_player(start_player)"),
@@ -165,31 +203,32 @@ _ALL = [
               "card(\"first_player_token\")"),
     # ------------------------------------------------------------------ randomness (seeded)
     Primitive("roll", (P("sides", INT, 6),), INT, "random",
-              "A die roll from 1 to `sides`, from the game's seeded generator.", "roll(6)"),
+              "A die roll from 1 to `sides`, from the game's seeded generator.", "roll(6)", random=True),
     Primitive("random_pick", (P("items", LIST_T),), T, "random",
-              "One item picked at random by the game's seeded generator.", "random_pick(players)"),
+              "One item picked at random by the game's seeded generator.", "random_pick(players)", random=True),
     # ------------------------------------------------------------------ actions
     Primitive("move", (P("cards", CARDLIKE), P("to", ZONE),
                        P("at", TEXT, "top", "\"top\" (end) or \"bottom\" (start) of the zone"),
                        P("face", TEXT, "keep", "\"up\", \"down\" or \"keep\"; zones may set a default")),
               VOID, "action",
               "Move a card, a list of cards or every card of a zone to a zone, keeping their order.",
-              "move(c, row(p), face: \"down\")"),
+              "move(c, row(p), face: \"down\")", moves_cards=True),
     Primitive("draw", (P("from", ZONE), P("to", ZONE), P("n", INT, 1),
                        P("face", TEXT, "keep")), CARDS, "action",
               "Move up to n cards one by one from the top of a zone; returns the cards moved.",
-              "draw(deck(p), hand(p), 5 - count(hand(p)))"),
+              "draw(deck(p), hand(p), 5 - count(hand(p)))", moves_cards=True),
     Primitive("shuffle", (P("zone", ZONE),), VOID, "action",
-              "Shuffle a zone with the game's seeded generator.", "shuffle(recruit)"),
+              "Shuffle a zone with the game's seeded generator.", "shuffle(recruit)", random=True),
     Primitive("flip", (P("card", CARD),), VOID, "action",
-              "Turn a card over (face up <-> face down; front <-> back).", "flip(c)"),
-    Primitive("face_up", (P("card", CARD),), VOID, "action", "Turn a card face up.", "face_up(c)"),
-    Primitive("face_down", (P("card", CARD),), VOID, "action", "Turn a card face down.", "face_down(c)"),
+              "Turn a card over (face up <-> face down; front <-> back).", "flip(c)", turns_card=True),
+    Primitive("face_up", (P("card", CARD),), VOID, "action", "Turn a card face up.", "face_up(c)", turns_card=True),
+    Primitive("face_down", (P("card", CARD),), VOID, "action", "Turn a card face down.", "face_down(c)",
+              turns_card=True),
     Primitive("rotate", (P("card", CARD), P("degrees", INT, 90)), VOID, "action",
               "Rotate a card clockwise by 90, 180 or 270 degrees (tapping, turning it around).",
-              "rotate(c, 180)"),
+              "rotate(c, 180)", turns_card=True),
     Primitive("set_turn", (P("card", CARD), P("degrees", INT)), VOID, "action",
-              "Set a card's rotation to 0, 90, 180 or 270 degrees.", "set_turn(c, 0)"),
+              "Set a card's rotation to 0, 90, 180 or 270 degrees.", "set_turn(c, 0)", turns_card=True),
     Primitive("log", (P("message", TEXT), P("to", PLAYER, None, "only this player sees the line")), VOID, "action",
               "Write a line to the game log (everyone sees it unless `to:` names a player).",
               "log(\"{p} plays {c}\")"),
@@ -199,7 +238,7 @@ _ALL = [
               VOID, "action", "End the game with its result.",
               "end_game(ranking: order, scores: [p.power for p in players])"),
     Primitive("use", (P("ability", ABILITY), P("card", CARD), P("player", PLAYER)), VOID, "action",
-              "Run a card ability with `self` = card and `you` = player.", "use(c.ability, c, p)"),
+              "Run a card ability with `self` = card and `you` = player.", "use(c.ability, c, p)", runs_ability=True),
     # ------------------------------------------------------------------ decisions
     Primitive("choose", (P("options", LIST_T), P("by", PLAYER),
                          P("prompt", TEXT, "Choose"),
@@ -221,6 +260,19 @@ _ALL = [
 
 PRIMITIVES: dict[str, Primitive] = {p.name: p for p in _ALL}
 
+
+def _named(flag) -> frozenset:
+    return frozenset(p.name for p in _ALL if flag(p))
+
+
+MOVING_PRIMITIVES = _named(lambda p: p.moves_cards)
+RANDOM_PRIMITIVES = _named(lambda p: p.random)
+PURE_PRIMITIVES = _named(lambda p: p.pure)
+ABILITY_PRIMITIVES = _named(lambda p: p.runs_ability)
+CARD_TURNING_PRIMITIVES = _named(lambda p: p.turns_card)
+DECISION_PRIMITIVES = _named(lambda p: p.decision)
+STATEMENT_ONLY_PRIMITIVES = _named(lambda p: p.statement_only)
+
 # Built-in properties of cards and players (`c.kind`, `p.seat`), beside declared fields/vars.
 CARD_PROPERTIES: dict[str, tuple[Type, str]] = {
     "id": (TEXT, "the card's id (`id#n` for the n-th copy of a card with a count)"),
@@ -238,6 +290,11 @@ PLAYER_PROPERTIES: dict[str, tuple[Type, str]] = {
 CONSTANTS: dict[str, tuple[Type, str]] = {
     "players": (PLAYERS, "every player, in seat order"),
     "player_count": (INT, "the number of players in this game"),
+}
+# Names an ability's body (and a computed card field) can use besides the game's own.
+ABILITY_NAMES: dict[str, tuple[Type, str]] = {
+    "self": (CARD, "the card whose ability runs"),
+    "you": (PLAYER, "the player using it"),
 }
 # Zones every game has.
 BUILTIN_ZONES = {"box": "where every card starts: shared, hidden; setup moves cards out of it"}

@@ -14,7 +14,7 @@ from rulesvm.dsl.model import Formula
 from rulesvm.dsl.primitives import PRIMITIVES
 from rulesvm.dsl.types import ANY, CARD, ZONE
 
-from .errors import RulesRuntimeError
+from . import errors as E
 from .format import formatter
 from .runtime import GameOver, Runtime
 
@@ -109,8 +109,7 @@ def _extreme(a: _Args, pick):
             return pick(values)
         if has_default:
             return default(rt, L)
-        raise RulesRuntimeError(f"`{name}` of an empty list", span, None, "R011",
-                                f"give a default: `{name}(..., default: 0)`")
+        raise E.empty_list(name, span, f"give a default: `{name}(..., default: 0)`")
     return run
 
 
@@ -337,7 +336,7 @@ def _player(a):
     def run(rt, L):
         s = seat(rt, L)
         if not 1 <= s <= rt.n:
-            raise RulesRuntimeError(f"there is no seat {s} in a {rt.n}-player game", span, None, "R012")
+            raise E.no_seat(s, rt.n, span)
         return s - 1
     return run
 
@@ -349,7 +348,7 @@ def _opponent(a):
 
     def run(rt, L):
         if rt.n != 2:
-            raise RulesRuntimeError("`opponent` needs a two-player game", span, None, "R012")
+            raise E.not_two_players(span)
         return 1 - p(rt, L)
     return run
 
@@ -406,8 +405,7 @@ def _zone_owner(a):
 
 def _side_and_turn(side: str, turn: int, span) -> tuple:
     if side not in ("front", "back") or turn % 90 or not 0 <= turn < 360:
-        raise RulesRuntimeError(f"no side `{side}` at {turn} degrees", span, None, "R014",
-                                "side is `front` or `back`; turn is 0, 90, 180 or 270")
+        raise E.bad_side(side, turn, span)
     return (0 if side == "front" else 1), turn
 
 
@@ -427,7 +425,7 @@ def _field_at(a):
     def run(rt, L):
         c = card(rt, L)
         if c is None:
-            raise RulesRuntimeError("`field_at` of none", span, None, "R008")
+            raise E.of_none("`field_at`", span)
         name = field(rt, L)
         key = _side_and_turn(side(rt, L), turn(rt, L), span)
         plain = prog.card_fields.get(name)
@@ -435,7 +433,7 @@ def _field_at(a):
         faces = (prog.face_fields.get(name) or [None] * len(prog.card_ids))[c]
         value = _printed(faces, key, default) if faces else default
         if isinstance(value, Formula):          # a computed field: its value now
-            return a.c._formulas(name)[c](rt, c)
+            return a.c.formulas(name)[c](rt, c)
         return value
     return run
 
@@ -448,7 +446,7 @@ def _name_at(a):
     def run(rt, L):
         c = card(rt, L)
         if c is None:
-            raise RulesRuntimeError("`name_at` of none", span, None, "R008")
+            raise E.of_none("`name_at`", span)
         key = _side_and_turn(side(rt, L), turn(rt, L), span)
         names = prog.face_names[c] if prog.face_names is not None else None
         return _printed(names, key, prog.card_names[c]) if names else prog.card_names[c]
@@ -471,7 +469,7 @@ def _card(a):
     def run(rt, L):
         key = ident(rt, L)
         if key not in table:
-            raise RulesRuntimeError(f"no card has the id `{key}`", span, None, "R013")
+            raise E.no_card_id(key, span)
         return table[key]
     return run
 
@@ -517,7 +515,7 @@ def _random_pick(a):
     def run(rt, L):
         seq = xs(rt, L)
         if not seq:
-            raise RulesRuntimeError("`random_pick` from an empty list", span, None, "R011")
+            raise E.empty_pick(span)
         return seq[rt.below(len(seq))]
     return run
 
@@ -550,14 +548,14 @@ def _face_value(a: _Args, span):
     face = a.const("face")
     if face is not _NOT_CONST:
         if face not in ("up", "down", "keep"):
-            raise RulesRuntimeError(f"`face:` must be \"up\", \"down\" or \"keep\", not `{face}`", span, None, "R014")
+            raise E.bad_face(face, span)
         return lambda rt, L: face
     fn = a.fn("face")
 
     def check(rt, L):
         v = fn(rt, L)
         if v not in ("up", "down", "keep"):
-            raise RulesRuntimeError(f"`face:` must be \"up\", \"down\" or \"keep\", not `{v}`", span, None, "R014")
+            raise E.bad_face(v, span)
         return v
     return check
 
@@ -570,7 +568,7 @@ def _move(a):
     at = a.const("at")
     face = _face_value(a, span)
     if at is not _NOT_CONST and at not in ("top", "bottom"):
-        raise RulesRuntimeError(f"`at:` must be \"top\" or \"bottom\", not `{at}`", span, None, "R014")
+        raise E.bad_at(at, span)
     at_fn = a.fn("at")
     const_face = a.const("face")
     if at is not _NOT_CONST and const_face is not _NOT_CONST:
@@ -583,17 +581,17 @@ def _move(a):
         def fast(rt, L):
             dest = to(rt, L)
             if dest is None:
-                raise RulesRuntimeError("`move` to none", span, None, "R008")
+                raise E.move_to_none(span)
             rt.move(cards(rt, L), dest, bottom, const_face)
         return fast
 
     def run(rt, L):
         where = at_fn(rt, L)
         if where not in ("top", "bottom"):
-            raise RulesRuntimeError(f"`at:` must be \"top\" or \"bottom\", not `{where}`", span, None, "R014")
+            raise E.bad_at(where, span)
         dest = to(rt, L)
         if dest is None:
-            raise RulesRuntimeError("`move` to none", span, None, "R008")
+            raise E.move_to_none(span)
         rt.move(cards(rt, L), dest, where == "bottom", face(rt, L))
     return run
 
@@ -629,11 +627,11 @@ def _shuffle(a):
 # `rotate`/`set_turn` (None for the others).
 
 def _no_card(name, span):
-    return RulesRuntimeError(f"`{name}` of none", span, None, "R008")
+    return E.of_none(f"`{name}`", span)
 
 
 def _bad_degrees(value, span):
-    return RulesRuntimeError(f"a card turns by multiples of 90 degrees, not {value}", span, None, "R014")
+    return E.bad_degrees(value, span)
 
 
 def flip_card(rt, card, value, span) -> None:
@@ -753,7 +751,7 @@ def _end_game(a):
 def _use(a):
     # Only reached when abilities never pause: run the ability's closure directly.
     ability, card, player = a.fn("ability"), a.fn("card"), a.fn("player")
-    procs = a.c.prog.procs
+    procs = a.c.procs
 
     def run(rt, L):
         name = ability(rt, L)

@@ -13,11 +13,10 @@ Events (log lines, moves, decisions) go to an optional sink, never into the stat
 from __future__ import annotations
 
 from . import rng as R
-from .compiler import DONE
 from .errors import IllegalMove, RulesRuntimeError
 from .observation import decision_for, observe
 from .runtime import Runtime
-from .state import Frame, GameState, state_from_json, state_to_json
+from .state import DONE, Frame, GameState, state_from_json, state_to_json
 
 SAVE_FORMAT = 1
 

@@ -41,9 +41,10 @@ def field_value(prog, st, card: int, name: str, rt=None):
             if key in faces:
                 return faces[key]
     value = prog.card_fields[name][card]
-    if value.__class__.__name__ == "Formula":
+    formulas = prog.formulas.get(name)
+    if formulas is not None and formulas[card] is not None:
         try:
-            return prog.compiler._formulas(name)[card](rt, card)
+            return formulas[card](rt, card)
         except RulesRuntimeError:
             return None     # e.g. a formula about "your" cards, for a card nobody holds
     return value

@@ -1,33 +1,54 @@
-"""The compiled program: what the compiler makes of a checked model, shared by every game.
+"""The compiled program: what the compiler makes of a checked model, shared by every game
+(pipeline: compiled program -> running game).
 
-A `Program` is immutable once built: tables of card data (kind, name, field values by card
-id), the zone layout (which zone index belongs to which player), compiled procedures
-(`CompiledProc`: a list of VM instructions plus a slot count), compiled triggers per
-event, and the option values the program was compiled with. Running games only read it;
-everything that changes is in `GameState`.
+A `Program` is frozen: tables of card data (kind, name, field values by card id), the zone
+layout (which zone index belongs to which player), compiled procedures (`CompiledProc`),
+compiled triggers per event, variable defaults, the computed fields (formulas) and the
+evaluator, and the option values the program was compiled with. Running games only read
+it; everything that changes is in `GameState`. Nothing here refers back to the compiler:
+a program needs no compiler at run time.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 
-@dataclass
 class CompiledProc:
-    name: str
-    kind: str
-    nslots: int
-    nparams: int
-    code: list = field(default_factory=list)    # VM instructions (callables)
-    spans: list = field(default_factory=list)   # source span of each instruction
-    suspends: bool = True
-    direct: object = None                       # for procs that never pause: a plain closure
-    span: object = None
-    runner: object = None                       # generated: runs the code until it must stop
-    body: object = None                         # for procs that never pause: the body, (rt, L) -> signal
+    """One procedure, phase, ability or trigger: its entry points and frame size.
+
+    Built in two steps (a procedure's code may call itself, so its object exists before its
+    code) and then sealed: from then on it cannot change.
+    """
+    __slots__ = ("name", "kind", "nslots", "nparams", "spans", "suspends", "direct", "span", "runner", "body",
+                 "_sealed")
+
+    def __init__(self, name: str, kind: str, nparams: int, span=None):
+        self._sealed = False
+        self.name = name
+        self.kind = kind
+        self.nslots = nparams
+        self.nparams = nparams
+        self.spans: tuple = ()        # the source span of each instruction (pc -> span), for errors
+        self.suspends = True          # may pause: runs in a frame of its own
+        self.direct = None            # never pauses: fn(rt, args) -> value, run at once
+        self.span = span
+        self.runner = None            # fn(rt, frame): runs the frame from its pc until it must stop
+        self.body = None              # never pauses: fn(rt, L) -> signal, the body without the call's bookkeeping
+
+    def __setattr__(self, name, value):
+        if getattr(self, "_sealed", False):
+            raise AttributeError(f"compiled procedure `{self.name}` is read-only")
+        object.__setattr__(self, name, value)
+
+    def seal(self) -> None:
+        object.__setattr__(self, "_sealed", True)
+
+    def __repr__(self) -> str:
+        return f"CompiledProc({self.name!r}, {self.kind!r})"
 
 
-@dataclass
+@dataclass(frozen=True)
 class ZoneInfo:
     name: str
     per_player: bool
@@ -42,56 +63,32 @@ class ZoneInfo:
     compact: bool = False
 
 
-@dataclass
-class Program:
+@dataclass(frozen=True, eq=False)
+class Tables:
+    """The program's data, built from the model before any code: cards and zones."""
     model: object
     options: dict
     max_players: int
-    card_ids: list            # card id -> instance id text
-    card_names: list          # card id -> display name
-    card_kinds: list          # card id -> kind name
-    card_fields: dict         # field name -> list indexed by card id
-    card_defs: list           # card id -> CardDef
+    card_ids: tuple           # card id -> instance id text
+    card_names: tuple         # card id -> display name
+    card_kinds: tuple         # card id -> kind name
+    card_fields: dict         # field name -> tuple indexed by card id
+    card_defs: tuple          # card id -> CardDef
     card_by_id: dict          # instance id text -> card id
     face_fields: dict         # field name -> per card: {(side, turn): value} or None
-    face_names: list | None   # per card: {(side, turn): display name} or None; None if no card has any
-    zones: list               # of ZoneInfo, declaration order
-    zone_names: list          # zone index -> "hand[2]" style name
-    zone_owner: list          # zone index -> player or None
-    zone_info: list           # zone index -> ZoneInfo
+    face_names: tuple | None  # per card: {(side, turn): display name} or None; None if no card has any
+    zones: tuple              # of ZoneInfo, declaration order
+    zone_names: tuple         # zone index -> "hand[2]" style name
+    zone_owner: tuple         # zone index -> player or None
+    zone_info: tuple          # zone index -> ZoneInfo
     nzones: int
-    procs: dict               # name -> CompiledProc
-    triggers: dict            # event name -> list of (cond closure|None, CompiledProc)
-    var_defaults: dict        # scope -> list of default closures
-    var_names: dict           # scope -> list of names
     fingerprint: str
     max_steps: int
-    compiler: object = None   # compiles expressions written after loading (scenario checks)
-    card_fingerprint: str = ""
-    card_backs: list = None       # card id -> its back ("card" unless the data says otherwise)
-    many_backs: bool = False      # do some cards look different face down?
-    compact_family: list = None   # zone index -> (first, size) of its compacting row, or None
-    has_compact: bool = False
-
-    def evaluator(self):
-        """The game's `func evaluate(p: player) -> int` as fn(rt, seat) -> number, or None.
-
-        Games may declare it to guide the greedy bot and the design metrics (how well each
-        player is doing at any moment); see docs/simulate.md.
-        """
-        func = self.model.funcs.get("evaluate")
-        if func is None or len(func.params) != 1 or str(func.params[0][1]) != "player":
-            return None
-        cache = self.__dict__.setdefault("_evaluator", {})
-        if "fn" not in cache:
-            compiler = self.compiler
-            body = compiler.func_body(func)[func.name]
-            size = max(compiler.res.frame_sizes[func.decl], 1)
-
-            def evaluate(rt, seat: int):
-                return body(rt, [seat] + [None] * (size - 1))
-            cache["fn"] = evaluate
-        return cache["fn"]
+    card_fingerprint: str
+    card_backs: tuple         # card id -> its back ("card" unless the data says otherwise)
+    many_backs: bool          # do some cards look different face down?
+    compact_family: tuple     # zone index -> (first, size) of its compacting row, or None
+    has_compact: bool
 
     def display_name(self, st, card: int) -> str:
         """The card's name as it lies now (a card may name each orientation differently)."""
@@ -115,3 +112,23 @@ class Program:
                     k += index[1] * z.dims[0] + index[0]
                 return z.base + k
         raise KeyError(name)
+
+
+@dataclass(frozen=True, eq=False)
+class Program(Tables):
+    """Tables plus compiled code: everything a running game reads, nothing it writes."""
+    procs: dict               # name -> CompiledProc
+    triggers: dict            # event name -> tuple of (cond fn(rt, L) | None, CompiledProc)
+    var_defaults: dict        # scope -> tuple of default fns(rt, L)
+    var_names: dict           # scope -> tuple of names
+    formulas: dict            # field name -> per card: fn(rt, card) computing its value, or None
+    evaluate: object          # fn(rt, seat) -> number from the game's `func evaluate(p)`, or None
+    sources: tuple            # the generated Python source of every function (for debugging)
+
+    def evaluator(self):
+        """The game's `func evaluate(p: player) -> int` as fn(rt, seat) -> number, or None.
+
+        Games may declare it to guide the greedy bot and the design metrics (how well each
+        player is doing at any moment); see docs/simulate.md.
+        """
+        return self.evaluate

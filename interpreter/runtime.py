@@ -10,7 +10,8 @@ shares: moving cards (and firing `moved` triggers), shuffling, rolling, logging.
 from __future__ import annotations
 
 from . import rng as R
-from .errors import MAX_ITEMS, RulesRuntimeError, RunawayError
+from . import errors as E
+from .errors import MAX_CALL_DEPTH, RulesRuntimeError
 from .state import Frame
 
 BREAK = 1
@@ -114,7 +115,7 @@ class Runtime:
         """Move one card (none: nothing happens) to zone `to`: `move` of a single card, with
         the common case (no listener, no trigger, no compacting row) made cheap."""
         if to is None:
-            raise RulesRuntimeError("`move` to none", span, None, "R008")
+            raise E.move_to_none(span)
         if c is None:
             return
         if self.sink is not None or self.has_moved_triggers or self.prog.has_compact:
@@ -138,7 +139,7 @@ class Runtime:
         """Move every card of zone `src` to zone `to`, keeping their order: `move` of a zone,
         with the common case (no listener, no trigger, no compacting row) made cheap."""
         if to is None:
-            raise RulesRuntimeError("`move` to none", span, None, "R008")
+            raise E.move_to_none(span)
         st = self.st
         cards = st.zones[src]
         if self.sink is not None or self.has_moved_triggers or self.prog.has_compact or src == to:
@@ -203,9 +204,7 @@ class Runtime:
     def tick(self, span, rule: str) -> None:
         self.steps += 1
         if self.steps > self.max_steps:
-            raise RunawayError(f"the rules ran {self.max_steps} steps without asking for a decision "
-                               "(a loop that never ends?)", span, rule, "R002",
-                               "check the loop's condition, or raise max_steps in the game file")
+            raise E.runaway(self.max_steps, span, rule)
 
     # ------------------------------------------------------------------ the VM
     def run(self) -> None:
@@ -224,13 +223,7 @@ class Runtime:
         try:
             while frames:
                 fr = frames[-1]
-                runner = fr.proc.runner
-                if runner is not None:
-                    runner(self, fr)            # generated: returns when it must stop
-                else:
-                    code = fr.proc.code
-                    while not self.halt:
-                        code[fr.pc](self, fr)
+                fr.proc.runner(self, fr)        # returns when it must stop
                 self.halt = False
                 if self.queue:
                     self._flush_triggers()
@@ -240,9 +233,7 @@ class Runtime:
                 if st.result is None and not self.paused:
                     # Point at the block's last statement: that is where the game ran out.
                     span = bottom.spans[-1] if bottom is not None and bottom.spans else None
-                    raise RulesRuntimeError("the game block finished without calling end_game",
-                                            span, "the game block", "R003",
-                                            "call end_game(...) when the game is over")
+                    raise E.no_end_game(span)
         except GameOver:
             if self.queue:
                 self._flush_triggers()
@@ -270,28 +261,71 @@ class Runtime:
             for c in cards:
                 seen[c] += 1
                 if st.where[c] != z:
-                    raise RulesRuntimeError(f"card {self.prog.card_ids[c]} is in {self.prog.zone_names[z]} "
-                                            f"but recorded in {self.prog.zone_names[st.where[c]]}",
-                                            None, None, "R900")
+                    raise E.card_misplaced(f"card {self.prog.card_ids[c]} is in {self.prog.zone_names[z]} "
+                                       f"but recorded in {self.prog.zone_names[st.where[c]]}")
         for c, k in enumerate(seen):
             if k != 1:
-                raise RulesRuntimeError(f"card {self.prog.card_ids[c]} is in {k} zones (lost or duplicated)",
-                                        None, None, "R900")
+                raise E.card_misplaced(f"card {self.prog.card_ids[c]} is in {k} zones (lost or duplicated)")
+
+
+# ---------------------------------------------------------------------- what compiled code calls
+
+def return_from(rt, fr, value) -> None:
+    """Pop frame `fr`, handing `value` to its caller's return slot."""
+    frames = rt.st.frames
+    frames.pop()
+    rt.halt = True
+    if fr.ret_slot >= 0 and frames:
+        frames[-1].locals[fr.ret_slot] = value
+    if rt.breakpoint is not None and fr.proc.kind == "setup":
+        rt.check_breakpoint(frames[-1].proc if frames else fr.proc)
+
+
+def forced(rt, d) -> None:
+    """Tell the listener that a decision with one option was taken without asking."""
+    rt.sink({"type": "forced", "player": d.player + 1, "prompt": d.prompt,
+             "label": d.options[0].label, "secret": d.secret})
+
+
+def in_simultaneous(rt) -> bool:
+    """Is a decision made now inside a `simultaneous` loop (so secret)?"""
+    for f in rt.st.frames:
+        if f.secret:
+            return True
+    return False
+
+
+def direct_entry(name: str, span, rule: str, body, nslots: int):
+    """A never-pausing procedure's entry fn(rt, args) -> value: counts coverage and depth,
+    gives the body a frame list of its own, unwraps `return`."""
+    def direct(rt, args):
+        if rt.coverage is not None:
+            rt.covered(name)
+        rt.depth += 1
+        if rt.depth > MAX_CALL_DEPTH:
+            raise E.too_deep(span, rule)
+        L = list(args) + [None] * (nslots - len(args))
+        r = body(rt, L)
+        rt.depth -= 1
+        if r is not None and r.__class__ is Return:
+            return r.value
+        return None
+    return direct
 
 
 def zone_item(cards: list, i: int, span):
     """Card `i` of a zone's list (negative: from the end), or R009."""
     if not -len(cards) <= i < len(cards):
-        raise RulesRuntimeError(f"index {i} is outside the zone ({len(cards)} cards)", span, None, "R009")
+        raise E.index_outside(i, len(cards), "zone", span)
     return cards[i]
 
 
 def list_item(seq, i: int, span):
     """Item `i` of a list or tuple (negative: from the end), or R009."""
     if seq is None:
-        raise RulesRuntimeError("cannot index none", span, None, "R009")
+        raise E.index_of_none(span)
     if not -len(seq) <= i < len(seq):
-        raise RulesRuntimeError(f"index {i} is outside the list ({len(seq)} items)", span, None, "R009")
+        raise E.index_outside(i, len(seq), "list", span)
     return seq[i]
 
 
@@ -305,13 +339,11 @@ def as_rules_error(exc: Exception, span, rule: str | None) -> Exception:
             exc.rule = rule
         return exc
     if isinstance(exc, RecursionError):
-        return RulesRuntimeError("the rules call themselves too deeply (endless recursion?)", span, rule, "R004",
-                                 "a function that calls itself needs a case that stops")
+        return E.python_recursion(span, rule)
     if isinstance(exc, MemoryError):
-        return RulesRuntimeError("the rules ran out of memory", span, rule, "R015",
-                                 f"lists and texts may hold at most {MAX_ITEMS:,} items")
+        return E.out_of_memory(span, rule)
     if isinstance(exc, (TypeError, IndexError, ValueError, ZeroDivisionError, KeyError, AttributeError)):
-        return RulesRuntimeError(_explain(exc), span, rule, "R005")
+        return E.impossible(_explain(exc), span, rule)
     return exc
 
 

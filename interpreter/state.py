@@ -13,6 +13,10 @@ from __future__ import annotations
 from typing import NamedTuple
 
 
+# The value of choose_many's "done" option (no value of the rules language can equal it).
+DONE = "\x00done"
+
+
 class Option(NamedTuple):
     label: str
     value: object

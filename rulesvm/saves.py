@@ -228,7 +228,7 @@ def _match_problem(game: api.Game, m: dict) -> str | None:
         if not isinstance(f, dict) or f.get("proc") not in prog.procs:
             return f"frame {k + 1} names no rule of the game"
         proc = prog.procs[f["proc"]]
-        if not _is_int(f.get("pc")) or not 0 <= f["pc"] < len(proc.code):
+        if not _is_int(f.get("pc")) or not 0 <= f["pc"] < len(proc.spans):
             return f"frame {k + 1} is at no instruction of `{proc.name}`"
         if not isinstance(f.get("locals"), list) or not _json_value_ok(f["locals"]):
             return f"frame {k + 1} has damaged local values"

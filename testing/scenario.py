@@ -25,6 +25,7 @@ from rulesvm.dsl.types import BOOL, CARD, PLAYER, ZONE
 from rulesvm.dsl.yaml_loader import Marks, decode_text, load_yaml_file, scalar_origin
 from rulesvm.interpreter import IllegalMove, RulesRuntimeError
 from rulesvm.interpreter.agents import SeatView, make_agent
+from rulesvm.interpreter.compiler import compile_expression
 from rulesvm.interpreter.format import formatter
 from rulesvm.interpreter.rng import derive
 
@@ -182,9 +183,7 @@ def compile_check(run: _Run, text: str, span: Span, want_bool: bool = True):
     if want_bool and t not in (BOOL,) and t.name != "any":
         raise ScenarioFailure(f"`{text}` should be true or false, but it is {t}", None,
                               _expr_span(run, span, Span(EXPR_FILE, 1, 1)), "E045")
-    compiler = run.game.program.compiler
-    fn = compiler.expr(expr)
-    return expr, fn, nslots, compiler
+    return expr, compile_expression(run.game.program, expr), nslots, model.resolution
 
 
 EXPR_FILE = "<expectation>"
@@ -200,7 +199,7 @@ def _expr_span(run: _Run, span: Span, inner: Span) -> Span:
     return Span(span.file, line + inner.line - 1, indent + max(inner.col, 1))
 
 
-def _explain(run: _Run, expr, compiler, nslots, text: str) -> str:
+def _explain(run: _Run, expr, res, nslots, text: str) -> str:
     """The values of an expression's parts, for a failure message."""
     parts = []
     nodes = [expr]
@@ -212,8 +211,8 @@ def _explain(run: _Run, expr, compiler, nslots, text: str) -> str:
         if isinstance(node, (A.IntLit, A.BoolLit, A.NoneLit)):
             continue
         try:
-            value = compiler.expr(node)(run.match.rt, [None] * max(nslots, 1))
-            fmt = formatter(compiler.res.types.get(node, BOOL), lambda: run.game.program)
+            value = compile_expression(run.game.program, node)(run.match.rt, [None] * max(nslots, 1))
+            fmt = formatter(res.types.get(node, BOOL), lambda: run.game.program)
             parts.append(f"{_source_of(node, text)} = {fmt(value, run.match.rt)}")
         except Exception as exc:  # noqa: BLE001 - a part may fail on its own; say so
             parts.append(f"{_source_of(node, text)} fails: {exc}")
@@ -461,14 +460,14 @@ def _step(run: _Run, index: int, step: dict) -> None:
         texts = step["expect"] if isinstance(step["expect"], list) else [step["expect"]]
         for k, text in enumerate(texts):
             espan = run.marks.span(path + ("expect",) + ((k,) if isinstance(step["expect"], list) else ()))
-            expr, fn, nslots, compiler = compile_check(run, text, espan)
+            expr, fn, nslots, res = compile_check(run, text, espan)
             try:
                 value = fn(match.rt, [None] * max(nslots, 1))
             except RulesRuntimeError as exc:
                 raise ScenarioFailure(f"`{text}` fails: {exc.message}", None, espan) from None
             if not value:
                 raise ScenarioFailure(f"expected `{text}`, but it is false: "
-                                      f"{_explain(run, expr, compiler, nslots, text)}", None, espan)
+                                      f"{_explain(run, expr, res, nslots, text)}", None, espan)
         return
     if action.startswith("expect_options"):
         labels = [o.label for o in match.legal_options]

@@ -11,7 +11,7 @@ longer than the time limit, is a failure.
 
 Cases are numbered and derived from (seed, number), so any case can be replayed:
 
-    python -m tests.fuzz_campaign --cases 100000 --jobs 2     # a campaign (see docs/errors.md)
+    python -m tests.fuzz_campaign --cases 100000 --jobs 2     # a campaign (see docs/dev/fuzz-campaigns.md)
     python -m tests.fuzz_campaign --replay 12345 --seed 0      # one case again, with its traceback
     python -m tests.fuzz_campaign --cases 5000 --backends      # also compare the two back ends
 

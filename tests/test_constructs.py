@@ -12,6 +12,8 @@ from rulesvm.dsl.diagnostics import DiagnosticError
 from rulesvm.interpreter.observation import observe
 
 from .conftest import ROOT, load
+from rulesvm.interpreter.compiler import compile_block, compile_expression
+
 from .helpers import write_game
 
 GAME = os.path.join(ROOT, "tests", "games", "constructs.yaml")
@@ -24,7 +26,7 @@ def _expr(game, match, text):
     r = Reporter()
     _, n = game.model.checker.check_standalone(expr, r)
     assert not r.has_errors, r.diagnostics
-    return game.program.compiler.expr(expr)(match.rt, [None] * max(n, 1))
+    return compile_expression(game.program, expr)(match.rt, [None] * max(n, 1))
 
 
 def test_fields_follow_the_cards_orientation():
@@ -114,12 +116,12 @@ def _run_stmts(game, match, text):
     r = Reporter()
     saved = checker.r
     checker.r = r
-    from rulesvm.dsl.checker import _Frame, _Scope
-    frame = _Frame("proc", None)
-    checker.block(body, _Scope(), frame)
+    from rulesvm.dsl.check_support import Frame, Scope
+    frame = Frame("proc", None)
+    checker.block(body, Scope(), frame)
     checker.r = saved
     assert not r.has_errors, [d.message for d in r.diagnostics]
-    fn = game.program.compiler.dblock(body, "test")
+    fn = compile_block(game.program, body, "test")
     fn(match.rt, [None] * max(frame.size, 1))
 
 

@@ -1,6 +1,6 @@
 """A small fuzz campaign in the suite (the big one: `python -m tests.fuzz_campaign`, see
-docs/errors.md): mutated launch games are validated and, when valid, played briefly; rulesvm
-must never raise anything but its documented errors, nor hang."""
+docs/dev/fuzz-campaigns.md): mutated launch games are validated and, when valid, played
+briefly; rulesvm must never raise anything but its documented errors, nor hang."""
 
 from __future__ import annotations
 

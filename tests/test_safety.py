@@ -441,7 +441,7 @@ def test_generated_code_python_cannot_compile_falls_back_to_closures(tmp_path, m
     path = game_with(tmp_path, _nested("parentheses", 230))
     game = api.load_game(path)
     # The whole expression is not generated code (its closures generate the parts Python allows).
-    assert not any("(1 + " * 230 in s for s in game.program.compiler.gen.sources)
+    assert not any("(1 + " * 230 in s for s in game.program.sources)
     match = api.new_game(game, 1, 0)
     assert match.is_over and match.result["scores"] == {"1": 231}
 

@@ -1,8 +1,9 @@
 """Generated documentation: the built-in reference of docs/language.md comes from the
-primitive registry, so a primitive cannot be added without being documented.
+primitive registry, so a primitive cannot be added without being documented. The editor
+grammar's word lists are generated at the same time (tooling/editorgen.py).
 
-    python -m rulesvm.tooling.docgen            # rewrite the generated part of docs/language.md
-    python -m rulesvm.tooling.docgen --check    # exit 1 if it is out of date (the test suite does this)
+    python -m rulesvm.tooling.docgen            # rewrite the generated part of docs/language.md and the editor files
+    python -m rulesvm.tooling.docgen --check    # exit 1 if any is out of date (the test suite does this)
 """
 
 from __future__ import annotations
@@ -12,13 +13,30 @@ import sys
 
 from rulesvm.dsl.primitives import (BUILTIN_ZONES, CARD_PROPERTIES, CONSTANTS, OPTION_MODIFIERS,
                                     PLAYER_PROPERTIES, PRIMITIVES, VAR_MODIFIERS, ZONE_MODIFIERS)
+from rulesvm.tooling import editorgen
 
 BEGIN = "<!-- BEGIN GENERATED: primitives (python -m rulesvm.tooling.docgen) -->"
 END = "<!-- END GENERATED: primitives -->"
-CATEGORIES = [("function", "Functions (pure: they compute a value)"),
+CATEGORIES = [("function", "Functions (they compute a value and change nothing)"),
               ("random", "Randomness (from the game's seeded generator)"),
               ("action", "Actions (statements that change the game)"),
               ("decision", "Decisions (the game pauses until an agent answers)")]
+
+
+# What a registry flag means to someone writing rules (the category, and so whether it is a
+# statement only, is told by the section it is in).
+TRAITS = [("moves_cards", "moves cards: `moved` triggers fire"),
+          ("random", "draws from the game's seeded generator"),
+          ("pure", "depends only on its arguments (not on the game)"),
+          ("runs_ability", "runs a card's ability, which may pause for decisions"),
+          ("turns_card", "changes only how the card lies")]
+
+
+def primitive_traits(p) -> str:
+    """The registry's flags of a primitive as one italic line, or "" when it has none."""
+    said = [text for flag, text in TRAITS if getattr(p, flag)]
+    text = "; ".join(said)
+    return f"*{text[:1].upper()}{text[1:]}.*" if said else ""
 
 
 def primitives_markdown() -> str:
@@ -30,6 +48,10 @@ def primitives_markdown() -> str:
             out.append(f"#### `{p.signature}`")
             out.append("")
             out.append(p.doc)
+            traits = primitive_traits(p)
+            if traits:
+                out.append("")
+                out.append(traits)
             params = [q for q in p.params if q.doc]
             if params:
                 out.append("")
@@ -88,6 +110,8 @@ def regenerate(text: str) -> str:
 
 
 def main(argv: list[str]) -> int:
+    if editorgen.main(argv):
+        return 1
     path = language_doc_path()
     with open(path, encoding="utf-8") as fh:
         text = fh.read()

@@ -26,7 +26,7 @@ from __future__ import annotations
 from rulesvm.interpreter import rng as R
 # Options with the same label are one choice (two copies of a card): the first is kept, by
 # the interpreter's own function (plain Python, so the translation does exactly that work).
-from rulesvm.interpreter.compiler import _dedupe as dedupe
+from rulesvm.interpreter.decisions import dedupe
 
 from .driver import Decision, Option
 from .giant_king import GiantKingTable

@@ -1,0 +1,603 @@
+"""The closures back end (checked model -> compiled program): expressions and never-pausing
+statements as trees of small Python closures `f(rt, L)` (runtime, local slots).
+
+This is the reference meaning of every expression and statement: direct, one closure per
+node, easy to read. The Python-source back end (`pysource.py`) writes the same meaning as
+generated source for speed, and calls these closures for whatever it does not write itself
+(most primitives, and code Python cannot compile); with `RULESVM_CODEGEN=0` these closures
+run everything, which is how the tests check the generator against them.
+
+`expr` compiles a subexpression the way the program is being compiled (through the
+generator when there is one); `closure` always builds this back end's own closure.
+"""
+
+from __future__ import annotations
+
+from rulesvm.dsl import ast as A
+from rulesvm.dsl.model import Formula
+from rulesvm.dsl.types import ANY, INT, ZONE
+
+from . import errors as E
+from .builtins import card_property, compile_primitive
+from .errors import MAX_CALL_DEPTH
+from .format import formatter
+from .limits import bounded_join, bounded_range
+from .runtime import BREAK, CONTINUE, Return, as_rules_error, list_item, zone_item
+
+
+class ClosureBackend:
+    def __init__(self, ctx):
+        self.ctx = ctx
+        self.m = ctx.m
+        self.res = ctx.res
+        self.consts = ctx.consts
+        self.prog = ctx.tables
+        self.procs = ctx.procs
+        self.gen = None                 # the source generator, when the program uses one
+        self._bodies: dict = {}
+        self._formula_cache: dict = {}
+
+    # ================================================================ statements
+    def block(self, block: A.Block, rule: str, frame: tuple[int, int] | None = None):
+        """A block that never pauses as one function (rt, L) -> signal; `frame`: (number of
+        parameters, of slots) when the block is a body called with a list of its own."""
+        if self.gen is not None:
+            fn = self.gen.block_function(block, rule, frame)
+            if fn is not None:
+                return fn
+        return _seq([self.stmt(s, rule) for s in block.stmts])
+
+    def stmt(self, s, rule: str):
+        if isinstance(s, A.Let):
+            slot = self.res.slots[s]
+            value = self.value(s.value)
+
+            def let(rt, L):
+                L[slot] = value(rt, L)
+            return let
+        if isinstance(s, A.Assign):
+            return self.assign(s, self.value(s.value))
+        if isinstance(s, A.ExprStmt):
+            fn = self.value(s.expr)
+
+            def run(rt, L):
+                fn(rt, L)
+            return run
+        if isinstance(s, A.If):
+            return _if([(self.expr(c), self.block(b, rule)) for c, b in s.branches],
+                       self.block(s.else_, rule) if s.else_ is not None else None)
+        if isinstance(s, A.For):
+            return self._for(s, rule)
+        if isinstance(s, (A.While, A.Loop, A.Repeat)):
+            return self._loop(s, rule)
+        if isinstance(s, A.Break):
+            return lambda rt, L: BREAK
+        if isinstance(s, A.Continue):
+            return lambda rt, L: CONTINUE
+        if isinstance(s, A.Return):
+            if s.value is None:
+                return lambda rt, L: Return(None)
+            value = self.expr(s.value)
+            return lambda rt, L: Return(value(rt, L))
+        if isinstance(s, A.Emit):
+            args = [self.expr(a) for a in s.args]
+            event = s.event
+            return lambda rt, L: rt.fire(event, tuple(a(rt, L) for a in args))
+        raise AssertionError(type(s))  # pragma: no cover
+
+    def _for(self, s: A.For, rule: str):
+        slot = self.res.slots[s]
+        seq = self.list_expr(s.iterable)
+        body = self.block(s.body, rule)
+        span = s.span
+
+        def for_(rt, L):
+            for v in seq(rt, L):
+                rt.steps += 1
+                if rt.steps > rt.max_steps:
+                    rt.tick(span, rule)
+                L[slot] = v
+                r = body(rt, L)
+                if r is not None:
+                    if r is BREAK:
+                        break
+                    if r is CONTINUE:
+                        continue
+                    return r
+        return for_
+
+    def _loop(self, s, rule: str):
+        """`while`, `loop` and `repeat`: a step per round."""
+        body = self.block(s.body, rule)
+        span = s.span
+        if isinstance(s, A.Repeat):
+            count = self.expr(s.count)
+
+            def rounds(rt, L):
+                return range(count(rt, L))
+        else:
+            cond = self.expr(s.cond) if isinstance(s, A.While) else (lambda rt, L: True)
+
+            def rounds(rt, L):
+                while cond(rt, L):
+                    yield
+
+        def loop(rt, L):
+            for _ in rounds(rt, L):
+                rt.tick(span, rule)
+                r = body(rt, L)
+                if r is not None:
+                    if r is BREAK:
+                        break
+                    if r is CONTINUE:
+                        continue
+                    return r
+        return loop
+
+    def value(self, e):
+        """An expression at statement level: may be a call of a non-pausing procedure."""
+        if isinstance(e, A.Call):
+            kind = self.res.calls.get(e)
+            if kind and kind[0] == "proc":
+                return self.direct_call(self.procs[kind[1]], self.args_for(kind[2], self.m.procs[kind[1]].params))
+        return self.expr(e)
+
+    def assign(self, s: A.Assign, value):
+        kind, detail = self.res.targets[s]
+        op = s.op
+        if kind == "local":
+            slot = detail
+            if op == "=":
+                def a(rt, L):
+                    L[slot] = value(rt, L)
+            elif op == "+=":
+                def a(rt, L):
+                    L[slot] += value(rt, L)
+            else:
+                def a(rt, L):
+                    L[slot] -= value(rt, L)
+            return a
+        if kind == "global":
+            i = detail
+
+            def a(rt, L):
+                g = rt.st.gvars
+                v = value(rt, L)
+                g[i] = v if op == "=" else g[i] + v if op == "+=" else g[i] - v
+            return a
+        obj = self.expr(s.target.obj)
+        i = detail
+        attr = "pvars" if kind == "pvar" else "cvars"
+        name, span = s.target.name, s.target.span
+
+        def a(rt, L):
+            who = obj(rt, L)
+            if who is None:
+                raise E.set_of_none(name, span)
+            row = getattr(rt.st, attr)[i]
+            v = value(rt, L)
+            row[who] = v if op == "=" else row[who] + v if op == "+=" else row[who] - v
+        return a
+
+    def args_for(self, nodes, params):
+        """Compiled arguments; a zone given for a list parameter becomes the list of its cards."""
+        out = []
+        for node, (_, ptype) in zip(nodes, params):
+            if ptype.name == "list" and self.res.types.get(node) == ZONE:
+                out.append(self.list_expr(node))
+            else:
+                out.append(self.expr(node))
+        return out
+
+    @staticmethod
+    def direct_call(proc, args):
+        def call(rt, L):
+            return proc.direct(rt, [a(rt, L) for a in args])
+        return call
+
+    # ================================================================ expressions
+    def expr(self, e):
+        if self.gen is not None:
+            return self.gen.function(e)
+        return self.closure(e)
+
+    def list_expr(self, e):
+        """Compile e as a sequence: a zone becomes a snapshot tuple of its cards."""
+        fn = self.expr(e)
+        if self.res.types.get(e) == ZONE:
+            return lambda rt, L: tuple(rt.st.zones[fn(rt, L)])
+        return fn
+
+    def closure(self, e):
+        make = _EXPRESSIONS.get(type(e))
+        if make is None:  # pragma: no cover
+            raise AssertionError(type(e))
+        return make(self, e)
+
+    def _literal(self, e):
+        v = e.value
+        return lambda rt, L: v
+
+    def _unary(self, e):
+        x = self.expr(e.operand)
+        if e.op == "-":
+            return lambda rt, L: -x(rt, L)
+        return lambda rt, L: not x(rt, L)
+
+    def _items(self, e):
+        items = [self.expr(i) for i in e.items]
+        return lambda rt, L: tuple(i(rt, L) for i in items)
+
+    def _comprehension(self, e):
+        seq = self.list_expr(e.iterable)
+        slot = self.res.slots[e]
+        elem = self.expr(e.elem)
+        cond = self.expr(e.cond) if e.cond is not None else (lambda rt, L: True)
+
+        def comp(rt, L):
+            out = []
+            for v in seq(rt, L):
+                L[slot] = v
+                if cond(rt, L):
+                    out.append(elem(rt, L))
+            return tuple(out)
+        return comp
+
+    def _lambda(self, e):
+        slot = self.res.slots[e]
+        body = self.expr(e.body)
+
+        def make(rt, L):
+            def fn(v):
+                L[slot] = v
+                return body(rt, L)
+            return fn
+        return make
+
+    def _if_expr(self, e):
+        c, a, b = self.expr(e.cond), self.expr(e.then), self.expr(e.else_)
+        return lambda rt, L: a(rt, L) if c(rt, L) else b(rt, L)
+
+    def _string(self, e: A.StrLit):
+        parts = []
+        for p in e.parts:
+            if isinstance(p, str):
+                parts.append((None, p))
+            else:
+                parts.append((self.expr(p), formatter(self.res.types.get(p, ANY), self.ctx.prog_ref)))
+        if len(parts) == 1 and parts[0][0] is None:
+            text = parts[0][1]
+            return lambda rt, L: text
+
+        def string(rt, L):
+            out = []
+            for fn, x in parts:
+                out.append(x if fn is None else x(fn(rt, L), rt))
+            return "".join(out)
+        return string
+
+    def _name(self, e: A.Name):
+        kind, detail = self.res.names[e]
+        if kind == "local":
+            slot = detail
+            return lambda rt, L: L[slot]
+        if kind == "global":
+            i = detail
+            return lambda rt, L: rt.st.gvars[i]
+        if kind == "const" and detail == "players":
+            return lambda rt, L: rt.players
+        if kind == "const" and detail == "player_count":
+            return lambda rt, L: rt.n
+        v = self.ctx.options[detail] if kind == "option" else self.ctx.zone_base[detail] if kind == "zone" \
+            else detail if kind == "ability" else _unknown((kind, detail))
+        return lambda rt, L: v
+
+    def _attr(self, e: A.Attr):
+        kind, detail = self.res.attrs[e]
+        obj = self.expr(e.obj)
+        if kind == "pvar":
+            i = detail
+            return lambda rt, L: rt.st.pvars[i][obj(rt, L)]
+        if kind == "cvar":
+            i = detail
+            return lambda rt, L: rt.st.cvars[i][obj(rt, L)]
+        if kind == "field":
+            return self._field(detail, obj)
+        if kind == "pprop":
+            return lambda rt, L: obj(rt, L) + 1
+        return card_property(self, detail, obj)
+
+    def _field(self, detail: str, obj):
+        values = self.prog.card_fields[detail]
+        formulas = self.formulas(detail)
+        if formulas is not None:
+            def formula_field(rt, L):
+                # A continuous ability: the value is computed from the board now.
+                c = obj(rt, L)
+                if c is None:
+                    return None
+                f = formulas[c]
+                if f is not None:
+                    return f(rt, c)
+                return values[c]
+            return formula_field
+        if self.prog.face_fields.get(detail) is None:
+            def field(rt, L):
+                c = obj(rt, L)
+                return None if c is None else values[c]
+            return field
+        read = self.face_reader(detail)
+        return lambda rt, L: read(rt.st, obj(rt, L))
+
+    def face_reader(self, detail: str):
+        """(state, card) -> the field's value printed on the side and end of the card that is
+        up now (none for no card); for fields whose value depends on the card's face."""
+        values = self.prog.card_fields[detail]
+        faced = self.prog.face_fields[detail]
+        backs = [any(side == 1 for side, _ in cd.faces) for cd in self.prog.card_defs]
+
+        def read(st, c):
+            if c is None:
+                return None
+            faces = faced[c]
+            if faces is not None:
+                # A single-sided card face down is still read by its front.
+                side = 0 if st.faceup[c] or not backs[c] else 1
+                key = (side, st.turn[c])
+                if key in faces:
+                    return faces[key]
+                key = (side, None)
+                if key in faces:
+                    return faces[key]
+            return values[c]
+        return read
+
+    def _index(self, e: A.Index):
+        obj = self.expr(e.obj)
+        idx = self.expr(e.index)
+        span = e.span
+        if self.res.types.get(e.obj) == ZONE:
+            return lambda rt, L: zone_item(rt.st.zones[obj(rt, L)], idx(rt, L), span)
+        return lambda rt, L: list_item(obj(rt, L), idx(rt, L), span)
+
+    def _binary(self, e: A.Binary):
+        op = e.op
+        if op in ("in", "not in"):
+            return self._membership(e)
+        types = self.res.types
+        a = self.expr(e.left) if types.get(e.left) != ZONE or op in ("==", "!=") else self.list_expr(e.left)
+        b = self.expr(e.right) if types.get(e.right) != ZONE or op in ("==", "!=") else self.list_expr(e.right)
+        span = e.span
+        if op == "and":
+            return lambda rt, L: a(rt, L) and b(rt, L)
+        if op == "or":
+            return lambda rt, L: a(rt, L) or b(rt, L)
+        if op in ("/", "%"):
+            def div(rt, L):
+                x, y = a(rt, L), b(rt, L)
+                if y == 0:
+                    raise E.division_by_zero(op, span)
+                return x // y if op == "/" else x % y
+            return div
+        if op == "..":
+            return lambda rt, L: bounded_range(a(rt, L), b(rt, L), span)
+        if op == "+" and types.get(e) != INT:
+            return lambda rt, L: bounded_join(a(rt, L), b(rt, L), span)
+        f = _OPERATORS[op]
+        return lambda rt, L: f(a(rt, L), b(rt, L))
+
+    def _membership(self, e: A.Binary):
+        item = self.expr(e.left)
+        negate = e.op == "not in"
+        if self.res.types.get(e.right) == ZONE:
+            zone = self.expr(e.right)
+
+            def in_zone(rt, L):
+                c = item(rt, L)
+                return (c is not None and rt.st.where[c] == zone(rt, L)) != negate
+            return in_zone
+        seq = self.expr(e.right)
+        return lambda rt, L: (item(rt, L) in seq(rt, L)) != negate
+
+    def _call(self, e: A.Call):
+        kind = self.res.calls[e]
+        if kind[0] == "func":
+            func = self.m.funcs[kind[1]]
+            args = self.args_for(kind[2], func.params)
+            bodies = self.func_body(func)
+            name = func.name
+            pad = [None] * (self.res.frame_sizes[func.decl] - len(args))
+
+            def call(rt, L):
+                return bodies[name](rt, [a(rt, L) for a in args] + pad)
+            return once(call) if self.consts.call_is_constant(e) else call
+        if kind[0] == "zone":
+            return self._zone_call(e, kind[1], [self.expr(a) for a in kind[2]])
+        if kind[0] == "prim":
+            return compile_primitive(self, e, kind[2])
+        raise AssertionError(kind)  # pragma: no cover
+
+    def _zone_call(self, e, name: str, args: list):
+        """`hand(p)`, `column(i)`, `cell(col, row)`, `slot(p, i)` -> a zone index, bounds checked."""
+        info = self.ctx.zone_info(name)
+        base, size, dims = info.base, info.size, info.dims
+        span = e.span
+        per_player = info.per_player
+        if per_player and not dims:
+            p = args[0]
+
+            def player_zone(rt, L):
+                who = p(rt, L)
+                if who is None:
+                    raise E.zone_of_none(name, span)
+                return base + who
+            return player_zone
+
+        def zone(rt, L):
+            values = [a(rt, L) for a in args]
+            if any(v is None for v in values):
+                raise E.zone_of_none(name, span)
+            k = 0
+            if per_player:
+                k = values[0] * size
+                values = values[1:]
+            if len(dims) == 1:
+                if not 0 <= values[0] < dims[0]:
+                    raise E.no_such_zone(name, values[0], dims[0], span)
+                k += values[0]
+            elif len(dims) == 2:
+                col, row = values
+                if not (0 <= col < dims[0] and 0 <= row < dims[1]):
+                    raise E.no_such_cell(name, col, row, dims, span)
+                k += row * dims[0] + col
+            return base + k
+        return zone
+
+    # ================================================================ definitions
+    def formulas(self, field: str):
+        """Per card, a compiled formula for this field, or None when no card has one."""
+        if field in self._formula_cache:
+            return self._formula_cache[field]
+        table = [None] * len(self.prog.card_defs)
+        found = False
+        owners = self.prog.zone_owner
+        for i, cd in enumerate(self.prog.card_defs):
+            value = cd.fields.get(field)
+            if isinstance(value, Formula):
+                found = True
+
+                def run(rt, c, fn=self.expr(value.expr), size=max(value.nslots, 2)):
+                    L = [None] * size
+                    L[0] = c
+                    L[1] = owners[rt.st.where[c]]
+                    return fn(rt, L)
+                table[i] = run
+        self._formula_cache[field] = tuple(table) if found else None
+        return self._formula_cache[field]
+
+    def default(self, v):
+        """A variable's default, evaluated when a game starts: outside the VM loop, so it
+        turns its own failures (endless recursion, say) into the rules' errors."""
+        fn = self.expr(v.default)
+        rule = f"the default of `{v.name}`"
+
+        def default(rt, L):
+            try:
+                return fn(rt, L)
+            except Exception as exc:
+                err = as_rules_error(exc, v.default.span, rule)
+                if err is exc:
+                    raise
+                raise err from exc
+        return default
+
+    def func_body(self, func) -> dict:
+        """The compiled bodies of `func`s by name, this one included, shared by every call. Each
+        call of a function that can recurse counts as a step, so one that recurses exponentially
+        meets the step limit like a loop does (other calls do bounded work and are not counted)."""
+        bodies = self._bodies
+        name = func.name
+        if name not in bodies:
+            bodies[name] = None          # placeholder: a recursive call finds it at run time
+            frame = (len(func.params), self.res.frame_sizes[func.decl])
+            body = self.gen.function(func.decl.body, frame) if self.gen is not None else self.closure(func.decl.body)
+            bodies[name] = body if name not in self.ctx.recursive_functions else \
+                _counted(body, func.decl.span, f"function `{name}`")
+        return bodies
+
+
+def _counted(body, span, rule: str):
+    def counted(rt, L):
+        rt.steps += 1
+        if rt.steps > rt.max_steps:
+            rt.tick(span, rule)
+        rt.depth += 1
+        if rt.depth > MAX_CALL_DEPTH:
+            raise E.too_deep(span, rule)
+        value = body(rt, L)
+        rt.depth -= 1
+        return value
+    return counted
+
+
+def _unknown(what):  # pragma: no cover - the checker resolves every name
+    raise AssertionError(what)
+
+
+_OPERATORS = {
+    "==": lambda x, y: x == y, "!=": lambda x, y: x != y, "<": lambda x, y: x < y, "<=": lambda x, y: x <= y,
+    ">": lambda x, y: x > y, ">=": lambda x, y: x >= y, "+": lambda x, y: x + y, "-": lambda x, y: x - y,
+    "*": lambda x, y: x * y,
+}
+
+# This back end's table, keyed by the kind of expression node.
+_EXPRESSIONS = {
+    A.IntLit: ClosureBackend._literal, A.BoolLit: ClosureBackend._literal,
+    A.NoneLit: lambda self, e: (lambda rt, L: None), A.StrLit: ClosureBackend._string,
+    A.Name: ClosureBackend._name, A.Attr: ClosureBackend._attr, A.Call: ClosureBackend._call,
+    A.Index: ClosureBackend._index, A.Unary: ClosureBackend._unary, A.Binary: ClosureBackend._binary,
+    A.ListLit: ClosureBackend._items, A.TupleLit: ClosureBackend._items,
+    A.Comprehension: ClosureBackend._comprehension, A.Lambda: ClosureBackend._lambda,
+    A.IfExpr: ClosureBackend._if_expr,
+}
+
+
+def once(fn):
+    """`fn` (a constant expression) evaluated on first use, then its value reused."""
+    box = []
+
+    def cached(rt, L):
+        if box:
+            return box[0]
+        value = fn(rt, L)
+        box.append(value)
+        return value
+    return cached
+
+
+def _if(branches, else_):
+    if len(branches) == 1:
+        (c1, b1), = branches
+        if else_ is None:
+            def if1(rt, L):
+                if c1(rt, L):
+                    return b1(rt, L)
+            return if1
+
+        def if2(rt, L):
+            if c1(rt, L):
+                return b1(rt, L)
+            return else_(rt, L)
+        return if2
+
+    def ifn(rt, L):
+        for c, b in branches:
+            if c(rt, L):
+                return b(rt, L)
+        if else_ is not None:
+            return else_(rt, L)
+    return ifn
+
+
+def _seq(fns):
+    if not fns:
+        return lambda rt, L: None
+    if len(fns) == 1:
+        return fns[0]
+    if len(fns) == 2:
+        f1, f2 = fns
+
+        def seq2(rt, L):
+            r = f1(rt, L)
+            if r is not None:
+                return r
+            return f2(rt, L)
+        return seq2
+    fns = tuple(fns)
+
+    def seq(rt, L):
+        for f in fns:
+            r = f(rt, L)
+            if r is not None:
+                return r
+    return seq

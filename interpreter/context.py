@@ -1,0 +1,62 @@
+"""What every back end reads while one program is compiled (checked model -> compiled program).
+
+The compile context holds the checked model and its resolution tables, the option values,
+the program's tables (cards and zones), which procedures pause, the compiled procedures'
+objects (so code can call them before their own code exists) and the analyses that more
+than one back end asks (constant expressions, recursion). It is a read-only view for the
+back ends; only the compiler driver creates it.
+"""
+
+from __future__ import annotations
+
+from rulesvm.dsl import ast as A
+from rulesvm.dsl.primitives import PRIMITIVES
+
+from .purity import ConstantAnalysis, recursive_functions, recursive_procedures, syntax_nodes
+
+NOT_LITERAL = object()
+
+
+class CompileContext:
+    def __init__(self, model, options: dict, tables, suspension, procs: dict):
+        self.m = model
+        self.res = model.resolution
+        self.options = options
+        self.tables = tables                  # program.Tables: what the running program's tables will be
+        self.suspension = suspension
+        self.evented = suspension.evented
+        self.procs = procs                    # name -> CompiledProc
+        self.zone_base = {z.name: z.base for z in tables.zones}
+        self.consts = ConstantAnalysis(self.res, model.funcs)
+        self.recursive_functions = recursive_functions(self.res, model.funcs)
+        self.recursive_procedures = recursive_procedures(self.res, model.procs)
+        bodies = [p.decl.body for p in model.procs.values()] + [t.proc.decl.body for t in model.triggers]
+        # With no `simultaneous` loop anywhere, no decision is ever inside one.
+        self.has_simultaneous = any(type(x) is A.For and x.simultaneous for x in syntax_nodes(bodies))
+
+    def prog_ref(self):
+        """The tables, for formatters that look names up while the game runs."""
+        return self.tables
+
+    def zone_info(self, name: str):
+        return next(z for z in self.tables.zones if z.name == name)
+
+    @staticmethod
+    def prim_args(name: str, args) -> dict:
+        """A primitive call's argument nodes by parameter name (None where not given)."""
+        return dict(zip((p.name for p in PRIMITIVES[name].params), args))
+
+    @staticmethod
+    def prim_default(name: str, param: str):
+        return next(p.default for p in PRIMITIVES[name].params if p.name == param)
+
+    @staticmethod
+    def literal(node, default):
+        """A literal argument's value (the default when not given), or NOT_LITERAL."""
+        if node is None:
+            return default
+        if isinstance(node, (A.IntLit, A.BoolLit)):
+            return node.value
+        if isinstance(node, A.StrLit) and all(isinstance(p, str) for p in node.parts):
+            return "".join(node.parts)
+        return NOT_LITERAL
