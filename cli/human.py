@@ -12,7 +12,7 @@ from rich.text import Text
 from rulesvm.api import Undo
 from rulesvm.interpreter.agents import Agent
 
-from .render import board_text
+from .render import board_text, zone_text
 
 
 class QuitGame(Exception):
@@ -138,12 +138,11 @@ def _match_option(d, answer: str) -> int | None:
 
 
 def _show_zone(obs: dict, name: str, seat: int) -> str:
-    from .render import _zone_text
     zones = obs["zones"]
     if name not in zones:
         return f"  no zone `{name}`; zones: {', '.join(z for z in zones if z != 'box')}"
     view = zones[name]
     if "count" in view:
-        return f"  {name}: {_zone_text(view)}"
-    return "\n".join(f"  {name} of Player {p}{' (you)' if int(p) == seat else ''}: {_zone_text(v)}"
+        return f"  {name}: {zone_text(view)}"
+    return "\n".join(f"  {name} of Player {p}{' (you)' if int(p) == seat else ''}: {zone_text(v)}"
                      for p, v in view.items())

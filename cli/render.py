@@ -13,6 +13,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from rulesvm.analysis.report import summary_tables
 from rulesvm.dsl.diagnostics import render as render_diagnostic
 
 
@@ -104,7 +105,6 @@ class Screen:
             self.out.print(Text(full_state_text(obs)))
 
     def simulation(self, summary: dict) -> None:
-        from rulesvm.report import summary_tables
         o = self.out
         o.print(Text(f"{summary['game']}: {summary['games']} games, {summary['players']} players, seed "
                      f"{summary['seed']}" + (f", variants {', '.join(summary['variants'])}" if summary["variants"] else "")
@@ -273,7 +273,7 @@ def board_text(obs: dict, seat: int) -> str:
     for name, by_seat in per.items():
         view = by_seat[str(seat)]
         if _count(view) or (isinstance(view, dict) and "cards" in view):
-            lines.append(f"  {name}: {_zone_text(view)}")
+            lines.append(f"  {name}: {zone_text(view)}")
     for name, value in obs["player_vars"].items():
         mine = value.get(str(seat))
         if _interesting(mine):
@@ -285,7 +285,7 @@ def board_text(obs: dict, seat: int) -> str:
         for name, by_seat in per.items():
             view = by_seat[str(other)]
             if _count(view):
-                parts.append(f"{name}: {_zone_text(view)}")
+                parts.append(f"{name}: {zone_text(view)}")
         lines.append(f"== Player {other} ==  " + ("; ".join(parts) if parts else "(nothing)"))
     if shared:
         lines.append("== Table ==")
@@ -293,7 +293,7 @@ def board_text(obs: dict, seat: int) -> str:
             if name == "box":
                 continue
             if _count(view):
-                lines.append(f"  {name}: {_zone_text(view)}")
+                lines.append(f"  {name}: {zone_text(view)}")
     gv = [f"{k}={_var_text(v)}" for k, v in obs["vars"].items() if _interesting(v)]
     if gv:
         lines.append("  " + ", ".join(gv))
@@ -308,14 +308,14 @@ def full_state_text(obs: dict) -> str:
     for p in range(1, obs["players"] + 1):
         lines.append(f"== Player {p} ==")
         for name, by_seat in per.items():
-            lines.append(f"  {name}: {_zone_text(by_seat[str(p)])}")
+            lines.append(f"  {name}: {zone_text(by_seat[str(p)])}")
         for name, value in obs["player_vars"].items():
             if _interesting(value.get(str(p))):
                 lines.append(f"  {name}: {_var_text(value[str(p)])}")
     lines.append("== Table ==")
     for name, view in zones.items():
         if name not in per and name != "box" and _count(view):
-            lines.append(f"  {name}: {_zone_text(view)}")
+            lines.append(f"  {name}: {zone_text(view)}")
     gv = [f"{k}={_var_text(v)}" for k, v in obs["vars"].items() if _interesting(v)]
     if gv:
         lines.append("  " + ", ".join(gv))
@@ -329,11 +329,11 @@ def _is_per_player(view, players: int) -> bool:
     return isinstance(view, dict) and "count" not in view and set(view) == {str(p) for p in range(1, players + 1)}
 
 
-def _zone_text(view) -> str:
+def zone_text(view) -> str:
     if isinstance(view, list):          # an indexed family: its zones by index (rows for a grid)
         if view and isinstance(view[0], list):
-            return " / ".join("[" + " | ".join(_zone_text(v) for v in row) + "]" for row in view)
-        return " | ".join(f"{i}: {_zone_text(v)}" for i, v in enumerate(view) if _count(v)) or "empty"
+            return " / ".join("[" + " | ".join(zone_text(v) for v in row) + "]" for row in view)
+        return " | ".join(f"{i}: {zone_text(v)}" for i, v in enumerate(view) if _count(v)) or "empty"
     if "cards" not in view:
         return f"{view['count']} card(s)"
     if not view["cards"]:

@@ -16,11 +16,23 @@ import os
 import secrets
 import socket
 import sys
+import threading
+import webbrowser
 from typing import List, Optional
 
 import typer
+import uvicorn
 from rich.text import Text
 
+from rulesvm.dsl.diagnostics import DiagnosticError
+from rulesvm.interpreter import RulesRuntimeError
+from rulesvm.interpreter.agents import AgentSpecError, make_agent
+from rulesvm.tooling.replay import game_for_log, read_log
+from rulesvm.web.replay import ReplayBook
+from rulesvm.web.server import create_app
+from rulesvm.web.table import Table
+
+from .common import JsonlLog, check_writable, load, log_header, parse_seat, player_count, read_hands, seat_pairs, usage
 from .render import Screen
 
 
@@ -40,14 +52,13 @@ def _url_host(host: str) -> str:
 
 def _listen(screen: Screen, host: str, port: int):
     """A listening socket on host:port (port 0: any free port); a usage error if impossible."""
-    from .main import _usage
     if not 0 <= port <= 65535:
-        _usage(screen, f"--port {port}: a port is a number from 1 to 65535 (0 for any free port)")
+        usage(screen, f"--port {port}: a port is a number from 1 to 65535 (0 for any free port)")
     try:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
     except socket.gaierror as exc:
-        _usage(screen, f"--host {host}: not an address of this machine ({exc.strerror})",
-               "use 127.0.0.1 (this machine only, the default) or 0.0.0.0 (the local network)")
+        usage(screen, f"--host {host}: not an address of this machine ({exc.strerror})",
+              "use 127.0.0.1 (this machine only, the default) or 0.0.0.0 (the local network)")
     family, kind, proto, _, address = infos[0]
     sock = socket.socket(family, kind, proto)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -58,13 +69,12 @@ def _listen(screen: Screen, host: str, port: int):
         sock.close()
         hint = "choose another port with --port, or --port 0 for any free one" if exc.errno in (98, 48, 10048) \
             else "use --host 127.0.0.1 (this machine) or 0.0.0.0 (the local network)"
-        _usage(screen, f"cannot listen on {host}:{port}: {exc.strerror or exc}", hint)
+        usage(screen, f"cannot listen on {host}:{port}: {exc.strerror or exc}", hint)
     sock.set_inheritable(True)
     return sock
 
 
 def _run_server(app, sock) -> None:
-    import uvicorn
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on", ws_max_size=65536,
                             timeout_graceful_shutdown=2)
     try:
@@ -74,9 +84,6 @@ def _run_server(app, sock) -> None:
 
 
 def _open_browser(url: str) -> None:
-    import threading
-    import webbrowser
-
     def go():
         try:
             webbrowser.open(url)
@@ -122,65 +129,56 @@ def serve(
 
     Prints one address per seat, each with its own secret token: only whoever has a seat's address can play it. The table listens on 127.0.0.1 (this machine) unless --host says otherwise.
     """
-    from .main import _check_writable, _usage
     screen = Screen()
     if bot_delay < 0:
-        _usage(screen, f"--bot-delay must be 0 or more seconds, not {bot_delay}")
+        usage(screen, f"--bot-delay must be 0 or more seconds, not {bot_delay}")
     if replay_log is not None:
         clash = [name for name, given in (("--players", players is not None), ("--seed", seed is not None),
                                           ("--bots", bots is not None), ("--agent", bool(agent)), ("--log", log),
                                           ("--set", bool(set_)), ("--variant", bool(variant)),
                                           ("--card-set", bool(card_set)), ("--hand", bool(hand))) if given]
         if clash:
-            _usage(screen, f"--replay shows a logged game as it was played: {', '.join(clash)} do not apply",
-                   "the log records the game's seed, players, options and variants")
+            usage(screen, f"--replay shows a logged game as it was played: {', '.join(clash)} do not apply",
+                  "the log records the game's seed, players, options and variants")
         _serve_replay(screen, replay_log, game, host, port, no_browser)
         return
     if game is None:
-        _usage(screen, "give the game's YAML file (e.g. rulesvm serve games/my_game.yaml), or --replay LOG")
-    _check_writable(screen, log, force, "log")
+        usage(screen, "give the game's YAML file (e.g. rulesvm serve games/my_game.yaml), or --replay LOG")
+    check_writable(screen, log, force, "log")
     _serve_game(screen, game, players, seed, bots, agent, host, port, no_browser, log, bot_delay, no_undo,
                 card_set, set_, variant, hand)
 
 
 def _bot_seats(screen: Screen, bots: Optional[str], agent: Optional[List[str]], n: int) -> dict:
-    from rulesvm.interpreter.agents import AgentSpecError, make_agent
-
-    from .main import _parse_seat, _seat_pairs, _usage
     specs = {}
     for piece in (bots or "").split(","):
         piece = piece.strip()
         if piece:
-            specs[_parse_seat(screen, piece, n, "--bots")] = "random"
+            specs[parse_seat(screen, piece, n, "--bots")] = "random"
     if bots is not None and not specs:
-        _usage(screen, "--bots: list seat numbers, e.g. --bots 2,3")
-    for s, name in _seat_pairs(screen, agent, n, "--agent", "SEAT=NAME, e.g. 2=mcts:iterations=300"):
+        usage(screen, "--bots: list seat numbers, e.g. --bots 2,3")
+    for s, name in seat_pairs(screen, agent, n, "--agent", "SEAT=NAME, e.g. 2=mcts:iterations=300"):
         specs[s] = name
     for s, spec in specs.items():
         try:
             make_agent(spec, 0)
         except AgentSpecError as exc:
-            _usage(screen, f"seat {s + 1}: {exc}", "`rulesvm agents` lists the bots and their parameters")
+            usage(screen, f"seat {s + 1}: {exc}", "`rulesvm agents` lists the bots and their parameters")
     return specs
 
 
 def _serve_game(screen, game, players, seed, bots, agent, host, port, no_browser, log, bot_delay, no_undo,
                 card_set, set_, variant, hand) -> None:
-    from rulesvm.interpreter import RulesRuntimeError
-    from rulesvm.web.server import create_app
-    from rulesvm.web.table import Table
-
-    from .main import _JsonlLog, _load, _log_header, _player_count, _read_hands
-    g = _load(screen, game, card_set, variant, set_)
-    n = _player_count(screen, g, players)
+    g = load(screen, game, card_set, variant, set_)
+    n = player_count(screen, g, players)
     specs = _bot_seats(screen, bots, agent, n)
-    hands = _read_hands(screen, g, hand, n)
+    hands = read_hands(screen, g, hand, n)
     sock = _listen(screen, host, port)
     if seed is None:
         seed = secrets.randbelow(10**9)
     log_writer = None
     if log:
-        log_writer = _JsonlLog(log, _log_header(g, log, {s: specs.get(s, "human") for s in range(n)}))
+        log_writer = JsonlLog(log, log_header(g, log, {s: specs.get(s, "human") for s in range(n)}))
 
     def record(rec: dict) -> None:
         log_writer(rec)
@@ -237,15 +235,8 @@ def _serve_game(screen, game, players, seed, bots, agent, host, port, no_browser
 
 
 def _serve_replay(screen, path, game, host, port, no_browser) -> None:
-    from rulesvm.dsl.diagnostics import DiagnosticError
-    from rulesvm.interpreter import RulesRuntimeError
-    from rulesvm.replay import game_for_log, read_log
-    from rulesvm.web.replay import ReplayBook
-    from rulesvm.web.server import create_app
-
-    from .main import _usage
     if game is not None and not os.path.exists(game):
-        _usage(screen, f"no such file: {game}")
+        usage(screen, f"no such file: {game}")
     try:
         logged = read_log(path)
         g = game_for_log(logged, game)
@@ -257,7 +248,7 @@ def _serve_replay(screen, path, game, host, port, no_browser) -> None:
         screen.runtime_error(exc)
         raise typer.Exit(1)
     except ValueError as exc:
-        _usage(screen, str(exc))
+        usage(screen, str(exc))
     if book.problem:
         screen.error(f"the replay stops early: {book.problem}",
                      "the game files changed since the log was written; the viewer shows the game up to there")

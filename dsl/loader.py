@@ -19,13 +19,15 @@ from . import ast as A
 from .check_support import const_value, type_of_value
 from .checker import Checker
 from .diagnostics import Diagnostic, DiagnosticError, Reporter, Span, did_you_mean
+from .files import display_path, read_text, resolve_inside
+from .layout import check_layout
 from .model import CardDef, Formula, GameModel
 from .parser import parse_block_snippet, parse_expression, parse_rules
 from .primitives import ABILITY_NAMES
 from .schema import CARD_SET_SCHEMA, GAME_SCHEMA, card_data_schema, validate
 from .types import ABILITY, BOOL, INT, TEXT, assignable
 from .variants import VariantSpec, apply_rules, load_variant
-from .yaml_loader import MAX_BYTES, Marks, decode_text, load_yaml_file, reindent, scalar_origin
+from .yaml_loader import Marks, load_yaml_file, reindent, scalar_origin
 
 DATA_FIELD_TYPES = {"int", "bool", "text", "ability", "list[int]", "list[text]", "list[bool]", "any"}
 RESERVED_CARD_KEYS = {"id", "kind", "name", "text", "count", "image", "faces", "back"}
@@ -58,41 +60,6 @@ class SourceSet:
         return h.hexdigest()[:16]
 
 
-def display_path(path: str) -> str:
-    """A path as the designer would write it: relative to the working directory if inside it."""
-    try:
-        rel = os.path.relpath(path)
-    except ValueError:
-        return path
-    return path if rel.startswith("..") else rel
-
-
-def resolve_inside(base_dir: str, name: str, span: Span, what: str, folder: str = "the game's folder") -> str:
-    """Resolve a path named in a game file; it may not leave the game's folder tree.
-
-    Absolute paths, `..` that climbs out, and symbolic links pointing outside are all E007:
-    a game file from a stranger can only make rulesvm read files beside it.
-    """
-    if not isinstance(name, str) or not name.strip() or "\x00" in name:
-        shown = str(name).encode("unicode_escape").decode("ascii")
-        raise DiagnosticError([Diagnostic("E007", f"{what} path `{shown}` is not a file name", span,
-                                          "give a file name relative to the game file, e.g. `my_game.rules`")])
-    if os.path.isabs(name) or os.path.splitdrive(name)[0]:
-        raise DiagnosticError([Diagnostic("E007", f"{what} path must be relative to the game file: `{name}`", span,
-                                          "files a game uses must be in its folder or below it")])
-    root = os.path.realpath(base_dir)
-    try:
-        full = os.path.realpath(os.path.join(root, name))
-        inside = os.path.commonpath([root, full]) == root
-    except (ValueError, OSError):
-        inside = False
-    if not inside:
-        raise DiagnosticError([Diagnostic("E007", f"{what} `{name}` is outside {folder}", span,
-                                          "files a game uses must be in its folder or below it "
-                                          "(symbolic links may not point outside it either)")])
-    return full
-
-
 def _located(diags, span: Span) -> list[Diagnostic]:
     """A file that cannot be read is reported where the game file names it."""
     if span.line <= 0:
@@ -108,19 +75,6 @@ def _localized(value) -> dict:
     if isinstance(value, dict):
         return {str(k): str(v) for k, v in value.items()}
     return {"en": str(value)}
-
-
-def _read_text(path: str, display: str, span: Span) -> str:
-    try:
-        with open(path, "rb") as fh:
-            raw = fh.read(MAX_BYTES + 1)
-    except FileNotFoundError:
-        raise DiagnosticError([Diagnostic("E005", f"file not found: {display}", span)]) from None
-    except IsADirectoryError:
-        raise DiagnosticError([Diagnostic("E005", f"is a directory, not a file: {display}", span)]) from None
-    except OSError as exc:
-        raise DiagnosticError([Diagnostic("E005", f"cannot read {display}: {exc.strerror}", span)]) from None
-    return decode_text(raw, display)
 
 
 class GameLoader:
@@ -163,7 +117,7 @@ class GameLoader:
             try:
                 full = resolve_inside(self.base_dir, name, span, "rules file")
                 display = display_path(full)
-                text = _read_text(full, display, span)
+                text = read_text(full, display, span)
                 self.sources.add(display, text)
                 files.append(parse_rules(text, display))
             except DiagnosticError as exc:
@@ -515,7 +469,6 @@ class GameLoader:
         for kind in self.checker.kinds.values():
             if not any(c.kind == kind.name for c in cards):
                 self.reporter.warning("W406", f"card kind `{kind.name}` has no cards in the data", kind.span)
-        from .layout import check_layout    # the web table's `layout:` hints (dsl/layout.py)
         self.reporter.extend(check_layout(data.get("layout"), self.checker.zones, self.checker.vars,
                                           self.checker.kinds, marks))
         players, players_marks = data["players"], marks

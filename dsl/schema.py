@@ -1,6 +1,6 @@
 """JSON Schemas of rulesvm's YAML files, and schema validation with positions.
 
-The game file, card-set files and (later) variant and scenario files are validated with
+The game file, card-set, variant, hand and scenario files are validated with
 `jsonschema` before anything reads them; each violation becomes a `Diagnostic` (E0xx) at
 the line and column of the offending value. `card_data_schema` derives, from the card kinds
 a rules script declares, the schema of that game's card entries (`rulesvm schema GAME`).
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import jsonschema
 
-from .diagnostics import Diagnostic
+from .diagnostics import Diagnostic, did_you_mean
 from .yaml_loader import Marks
 
 ID_PATTERN = r"^[A-Za-z_][A-Za-z0-9_.-]*$"
@@ -162,6 +162,64 @@ CARD_SET_SCHEMA = {
     "additionalProperties": False,
 }
 
+# A scenario file (`*.scenario.yaml`, run by rulesvm.testing): kept with the other file
+# schemas so the runner and the editor schemas (rulesvm.tooling) read one definition.
+LABEL_OR_INDEX = {"oneOf": [{"type": "string"}, {"type": "integer", "minimum": 1}]}
+STEP_KEYS = {
+    "choose": LABEL_OR_INDEX,
+    "by": {"type": "integer", "minimum": 1},
+    "reject": LABEL_OR_INDEX,
+    "error": {"type": "string"},
+    "expect": {"oneOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}]},
+    "expect_options": {"type": "array", "items": {"type": "string"}},
+    "expect_options_include": {"type": "array", "items": {"type": "string"}},
+    "expect_options_exclude": {"type": "array", "items": {"type": "string"}},
+    "expect_zone": {"type": "object", "required": ["zone"], "additionalProperties": False,
+                    "properties": {"zone": {"type": "string"}, "cards": {"type": "array"},
+                                   "count": {"type": "integer"}, "contains": {"type": "array"}}},
+    "expect_log": {"type": "string"},
+    "expect_no_log": {"type": "string"},
+    "expect_event": {"type": "object"},
+    "expect_result": {"type": "object", "additionalProperties": False,
+                      "properties": {"winner": {"type": ["integer", "null"]}, "ranking": {"type": "array"},
+                                     "scores": {"type": "object"}, "outcome": {"type": ["string", "null"]}}},
+    "expect_over": {"type": "boolean"},
+    "expect_phase": {"type": "string"},
+    "expect_decision": {"type": "object", "additionalProperties": False,
+                        "properties": {"by": {"type": "integer"}, "prompt": {"type": "string"}}},
+    "play_until": {"type": "string"},
+    "play_to_end": {"type": "boolean"},
+    "max_decisions": {"type": "integer", "minimum": 1},
+    "note": {"type": "string"},
+}
+
+SCENARIO_SCHEMA = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "title": "rulesvm scenario",
+    "type": "object",
+    "required": ["game", "steps"],
+    "additionalProperties": False,
+    "properties": {
+        "name": {"type": "string"},
+        "description": {"type": "string"},
+        "game": {"type": "string"},
+        "players": {"type": "integer", "minimum": 1},
+        "seed": {"type": "integer"},
+        "options": {"type": "object"},
+        "variants": {"type": "array", "items": {"type": "string"}},
+        "card_sets": {"type": "array", "items": {"type": "string"}},
+        "at": {"oneOf": [
+            {"const": "start", "description": "stop right after the setup block, before the game block runs"},
+            {"type": "object", "additionalProperties": False, "required": ["phase"],
+             "properties": {"phase": {"type": "string"}, "occurrence": {"type": "integer", "minimum": 1}}}]},
+        "setup": {"type": "object", "additionalProperties": False,
+                  "properties": {"zones": {"type": "object"}, "vars": {"type": "object"},
+                                 "player_vars": {"type": "object"}, "card_vars": {"type": "object"}}},
+        "steps": {"type": "array", "items": {"type": "object", "properties": STEP_KEYS,
+                                             "additionalProperties": False, "minProperties": 1}},
+    },
+}
+
 _JSON_TYPES = {"int": {"type": "integer"}, "bool": {"type": "boolean"}, "text": {"type": "string"},
                "ability": ABILITY_REF}
 
@@ -230,7 +288,6 @@ def _describe(error: jsonschema.ValidationError, prefix=()) -> tuple[str, str | 
     if v == "additionalProperties":
         extra = sorted(set(error.instance) - set(error.schema.get("properties", {})), key=str)
         allowed = ", ".join(f"`{k}`" for k in sorted(error.schema.get("properties", {})))
-        from .diagnostics import did_you_mean
         close = did_you_mean(extra[0], error.schema.get("properties", {})) if extra else None
         return (f"unknown key `{extra[0] if extra else '?'}` in {where}",
                 close or (f"allowed keys here: {allowed}" if allowed else None))

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from . import ast as A
 from .diagnostics import Diagnostic, DiagnosticError, Span, did_you_mean
+from .files import display_path, read_text, resolve_inside
 from .parser import parse_rules
 from .schema import CARD_ENTRY, LOCALIZED_TEXT, NAME_PATTERN, validate
 from .yaml_loader import Marks, load_yaml_file, reindent, scalar_origin
@@ -116,13 +117,12 @@ def load_variant(path: str, display: str | None = None) -> VariantSpec:
                 errors.extend(exc.diagnostics)
         fkey = f"{key}_file"
         if fkey in rules:
-            from .loader import _read_text, display_path, resolve_inside
             base = os.path.dirname(os.path.abspath(path))
             fspan = marks.span(("rules", fkey))
             try:
                 full = resolve_inside(base, rules[fkey], fspan, "rules file", "the variant's folder")
                 shown = display_path(full)
-                rtext = _read_text(full, shown, fspan)
+                rtext = read_text(full, shown, fspan)
             except DiagnosticError as exc:
                 errors.extend(exc.diagnostics)
                 continue

@@ -2,27 +2,27 @@
 
     game = load_game("games/giant_king.yaml", options={"laps": 3})
     match = new_game(game, players=4, seed=7)
-    result = play(match, {0: make_agent("random", 1), ...})
+    result = play(match, make_agents({0: "greedy"}, seed=7, seats=range(4)))
 
 `load_game` runs the front end (YAML, rules, card data -> checked model) and compiles the
-program once; `new_game` starts a `Match`; `play` asks agents until the game ends. Saving
-and resuming, validation and the `info` summary live here too, so every front end shares
-one behaviour.
+program once; `new_game` starts a `Match`; `make_agents` seats the bots; `play` asks agents
+until the game ends. Validation and the `info` summary live here too, so every front end
+shares one behaviour; save files are `rulesvm.saves`.
 """
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass, field
 
 from rulesvm.dsl.diagnostics import Diagnostic, DiagnosticError, Span
-from rulesvm.dsl.loader import check_option, display_path, load_game_model, option_value
+from rulesvm.dsl.loader import check_option, display_path, hand_problems, load_game_model, option_value
+from rulesvm.dsl.schema import HAND_SCHEMA, validate
+from rulesvm.dsl.variants import load_variant
+from rulesvm.dsl.yaml_loader import load_yaml_file
 from rulesvm.interpreter import Match, compile_program
 from rulesvm.interpreter.agents import SeatView, make_agent
 from rulesvm.interpreter.rng import derive
-
-SAVE_KIND = "rulesvm-save"
 
 
 @dataclass
@@ -86,9 +86,6 @@ def read_hand(game: Game, text: str) -> list[str]:
 
     Raises DiagnosticError (positions in the hand file) or ValueError (no such preset/file).
     """
-    from rulesvm.dsl.loader import hand_problems
-    from rulesvm.dsl.schema import HAND_SCHEMA, validate
-    from rulesvm.dsl.yaml_loader import load_yaml_file
     spec = game.model.hands
     if not spec:
         raise ValueError(f"{game.name} has no hands to choose (its game file declares no `hands:`)")
@@ -109,11 +106,23 @@ def read_hand(game: Game, text: str) -> list[str]:
     return list(ids)
 
 
+def agent_seed(seed: int, seat: int) -> int:
+    """The seed of the bot at a seat of the game seeded `seed`: every front end (terminal,
+    web table, simulation, resumed save) seeds bots this way, so a seed replays a game."""
+    return derive(seed, 1000 + seat)
+
+
+def make_agents(specs: dict, seed: int, seats=None) -> dict:
+    """A bot for each of `seats` (default: the seats `specs` names), seeded by `agent_seed`:
+    `specs` maps 0-based seat -> agent spec; a seat it does not name plays `random`.
+    Raises AgentSpecError for a bad spec (the first, in seat order)."""
+    return {seat: make_agent(specs.get(seat, "random"), agent_seed(seed, seat))
+            for seat in (specs if seats is None else seats)}
+
+
 def default_agents(match: Match, specs: dict | None = None, seed: int = 0) -> dict:
     """An agent per seat: `specs` maps 0-based seat -> agent spec; other seats play `random`."""
-    specs = specs or {}
-    return {seat: make_agent(specs.get(seat, "random"), derive(seed, 1000 + seat))
-            for seat in range(match.players)}
+    return make_agents(specs or {}, seed, range(match.players))
 
 
 class UndoHistory:
@@ -178,270 +187,6 @@ def play(match: Match, agents: dict, on_decision=None, history: UndoHistory | No
     return match.result
 
 
-# ---------------------------------------------------------------------- saving
-
-def save_match(match: Match, game: Game, path: str, agents: dict | None = None,
-               specs: dict | None = None) -> None:
-    """Write a save file: the game's files and options, the match state and each agent's state."""
-    data = {"kind": SAVE_KIND, "game_path": os.path.relpath(game.path, os.path.dirname(os.path.abspath(path))),
-            "card_sets": [os.path.abspath(p) for p in game.card_sets],
-            "variants": [v if v in game.model.variants else os.path.abspath(v) for v in game.variants],
-            "options": {k: list(v) if isinstance(v, tuple) else v for k, v in game.options.items()},
-            "match": match.to_json(),
-            "agents": {str(s + 1): spec for s, spec in (specs or {}).items()},
-            "agent_states": {str(s + 1): a.get_state() for s, a in (agents or {}).items()
-                             if a.get_state() is not None}}
-    tmp = path + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as fh:
-        json.dump(data, fh, ensure_ascii=False, indent=1, sort_keys=True)
-    os.replace(tmp, path)
-
-
-def load_saved(path: str, sink=None, debug: bool = False) -> tuple[Game, Match, dict]:
-    """Load a save file and its game; raises DiagnosticError with what is wrong.
-
-    A save file may come from anyone: its shape and the state inside it are checked against
-    the game before anything runs (E020), so a damaged file is an error, never a crash.
-    """
-    shown = display_path(path)
-    try:
-        with open(path, "rb") as fh:
-            raw = fh.read(MAX_SAVE_BYTES + 1)
-    except FileNotFoundError:
-        raise DiagnosticError([Diagnostic("E005", f"file not found: {shown}", Span(shown, 0, 0))]) from None
-    except IsADirectoryError:
-        raise DiagnosticError([Diagnostic("E005", f"is a directory, not a file: {shown}", Span(shown, 0, 0))]) from None
-    except (OSError, ValueError) as exc:
-        raise DiagnosticError([Diagnostic("E005", f"cannot read {shown}: {getattr(exc, 'strerror', None) or exc}",
-                                          Span(shown, 0, 0))]) from None
-    if len(raw) > MAX_SAVE_BYTES:
-        raise DiagnosticError([Diagnostic("E020", f"not a rulesvm save file: larger than "
-                                          f"{MAX_SAVE_BYTES // (1024 * 1024)} MiB", Span(shown, 1, 1))])
-    try:
-        data = json.loads(raw.decode("utf-8"), parse_constant=_no_json_constant)
-    except json.JSONDecodeError as exc:
-        raise DiagnosticError([Diagnostic("E020", f"not a rulesvm save file: {exc.msg}",
-                                          Span(shown, exc.lineno, exc.colno))]) from None
-    except (UnicodeDecodeError, RecursionError, ValueError) as exc:
-        reason = "not UTF-8 text" if isinstance(exc, UnicodeDecodeError) else \
-            "nests too deeply" if isinstance(exc, RecursionError) else str(exc)
-        raise DiagnosticError([Diagnostic("E020", f"not a rulesvm save file: {reason}", Span(shown, 1, 1))]) from None
-    if not isinstance(data, dict) or data.get("kind") != SAVE_KIND or not isinstance(data.get("match"), dict):
-        raise DiagnosticError([Diagnostic("E020", "not a rulesvm save file", Span(shown, 1, 1),
-                                          "save files are written by `rulesvm run --save FILE`")])
-    problem = _envelope_problem(data)
-    if problem:
-        raise DiagnosticError([Diagnostic("E020", f"the save file is damaged: {problem}", Span(shown, 1, 1))])
-    game_path = os.path.join(os.path.dirname(os.path.abspath(path)), data["game_path"])
-    try:
-        game = load_game(game_path, data.get("card_sets", []), data.get("variants", []), data.get("options", {}))
-    except ValueError as exc:
-        raise DiagnosticError([Diagnostic("E021", f"the save does not fit the game files: {exc}", Span(shown, 1, 1),
-                                          "the game files changed since the save; restore them to resume")]) from None
-    if data["match"].get("fingerprint") != game.program.fingerprint:
-        raise DiagnosticError([Diagnostic("E021", "the saved game was made with different game files (rules, cards "
-                                          "or options)", Span(shown, 1, 1),
-                                          "the game files changed since the save; restore them to resume")])
-    problem = _match_problem(game, data["match"])
-    if problem:
-        raise DiagnosticError([Diagnostic("E020", f"the save file is damaged: {problem}", Span(shown, 1, 1))])
-    try:
-        match = Match.from_json(game.program, data["match"], sink, debug)
-    except ValueError as exc:
-        raise DiagnosticError([Diagnostic("E021", str(exc), Span(shown, 1, 1),
-                                          "the game files changed since the save; restore them to resume")]) from None
-    except (KeyError, TypeError, IndexError, AttributeError) as exc:
-        raise DiagnosticError([Diagnostic("E020", f"the save file is damaged ({exc})", Span(shown, 1, 1))]) from None
-    return game, match, data
-
-
-MAX_SAVE_BYTES = 64 * 1024 * 1024
-_U64 = 1 << 64
-
-
-def _no_json_constant(name: str):
-    raise ValueError(f"`{name}` is not a JSON value")
-
-
-def _is_int(v) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
-
-
-def _is_path_list(v) -> bool:
-    return isinstance(v, list) and all(isinstance(x, str) and x.strip() and "\x00" not in x for x in v)
-
-
-def _envelope_problem(data: dict) -> str | None:
-    """What is wrong with a save file's outer fields (before its game is loaded), or None."""
-    gp = data.get("game_path")
-    if not isinstance(gp, str) or not gp.strip() or "\x00" in gp:
-        return "`game_path` should be the path of the game file"
-    for key in ("card_sets", "variants"):
-        if key in data and not _is_path_list(data[key]):
-            return f"`{key}` should be a list of file names"
-    if "options" in data and not isinstance(data["options"], dict):
-        return "`options` should be a mapping of option names to values"
-    agents = data.get("agents", {})
-    if not isinstance(agents, dict) or not all(isinstance(k, str) and k.isdigit() and isinstance(v, str)
-                                               for k, v in agents.items()):
-        return "`agents` should map seat numbers to agent names"
-    states = data.get("agent_states", {})
-    if not isinstance(states, dict) or not all(
-            isinstance(k, str) and k.isdigit() and isinstance(v, str) and v.isdigit() and int(v) < _U64
-            for k, v in states.items()):
-        return "`agent_states` should map seat numbers to generator states"
-    return None
-
-
-def _json_value_ok(v, depth: int = 0) -> bool:
-    """A value as `state_to_json` writes it: null, true/false, numbers, text, lists, {"t": [...]}."""
-    if depth > 32:
-        return False
-    if v is None or isinstance(v, (bool, str)) or _is_int(v):
-        return True
-    if isinstance(v, list):
-        return all(_json_value_ok(x, depth + 1) for x in v)
-    if isinstance(v, dict):
-        return set(v) == {"t"} and isinstance(v["t"], list) and all(_json_value_ok(x, depth + 1) for x in v["t"])
-    return False
-
-
-def _typed_ok(v, t, prog, players: int) -> bool:
-    """Does a saved variable value fit its declared type?"""
-    if v is None:
-        return True
-    name = t.name
-    if name == "int":
-        return _is_int(v)
-    if name == "bool":
-        return isinstance(v, bool)
-    if name == "text":
-        return isinstance(v, str)
-    if name == "card":
-        return _is_int(v) and 0 <= v < len(prog.card_ids)
-    if name == "player":
-        return _is_int(v) and 0 <= v < players
-    if name == "zone":
-        return _is_int(v) and 0 <= v < prog.nzones
-    if name == "ability":
-        return isinstance(v, str) and v in prog.procs
-    if name == "list":
-        return isinstance(v, dict) and set(v) == {"t"} and isinstance(v["t"], list) and \
-            all(_typed_ok(x, t.elem, prog, players) for x in v["t"])
-    return _json_value_ok(v)
-
-
-def _match_problem(game: Game, m: dict) -> str | None:
-    """What is wrong with a saved match for this game (shapes, ranges, cards in one zone each)."""
-    prog, model = game.program, game.model
-    players = m.get("players")
-    lo, hi, _ = model.players
-    if not _is_int(players) or not lo <= players <= hi:
-        return f"`players` should be {lo}" + (f" to {hi}" if hi != lo else "")
-    if not _is_int(m.get("seed")):
-        return "`seed` should be a whole number"
-    st = m.get("state")
-    if not isinstance(st, dict):
-        return "the game state is missing"
-    ncards, nzones = len(prog.card_ids), prog.nzones
-    zones, where = st.get("zones"), st.get("where")
-    if not isinstance(zones, list) or len(zones) != nzones or \
-            not all(isinstance(z, list) and all(_is_int(c) for c in z) for z in zones):
-        return f"`zones` should be {nzones} lists of cards"
-    if not isinstance(where, list) or len(where) != ncards:
-        return f"`where` should give the zone of each of the {ncards} cards"
-    seen = [0] * ncards
-    for z, cards in enumerate(zones):
-        for c in cards:
-            if not 0 <= c < ncards or where[c] != z:
-                return f"card {c} is not where `where` says"
-            seen[c] += 1
-    if any(k != 1 for k in seen):
-        return "every card must be in exactly one zone"
-    faceup, turn = st.get("faceup"), st.get("turn")
-    if not isinstance(faceup, list) or len(faceup) != ncards or not all(isinstance(f, bool) for f in faceup):
-        return "`faceup` should be true/false for each card"
-    if not isinstance(turn, list) or len(turn) != ncards or not all(t in (0, 90, 180, 270) and _is_int(t)
-                                                                   for t in turn):
-        return "`turn` should be 0, 90, 180 or 270 for each card"
-    for scope, key, width in (("global", "gvars", None), ("player", "pvars", players), ("card", "cvars", ncards)):
-        decls = model.vars_of(scope)
-        values = st.get(key)
-        if not isinstance(values, list) or len(values) != len(decls):
-            return f"`{key}` should hold the game's {len(decls)} {scope} variables"
-        for var, value in zip(decls, values):
-            row = [value] if width is None else value
-            if width is not None and (not isinstance(row, list) or len(row) != width):
-                return f"variable `{var.name}` should have {width} values"
-            if not all(_typed_ok(v, var.type, prog, players) for v in row):
-                return f"variable `{var.name}` holds a value that is not {var.type}"
-    rng = st.get("rng")
-    if not isinstance(rng, str) or not rng.isdigit() or int(rng) >= _U64:
-        return "`rng` should be the generator state"
-    decisions = st.get("decisions")
-    if not _is_int(decisions) or decisions < 0:
-        return "`decisions` should be a count"
-    frames = st.get("frames")
-    if not isinstance(frames, list):
-        return "`frames` should be a list"
-    for k, f in enumerate(frames):
-        if not isinstance(f, dict) or f.get("proc") not in prog.procs:
-            return f"frame {k + 1} names no rule of the game"
-        proc = prog.procs[f["proc"]]
-        if not _is_int(f.get("pc")) or not 0 <= f["pc"] < len(proc.spans):
-            return f"frame {k + 1} is at no instruction of `{proc.name}`"
-        if not isinstance(f.get("locals"), list) or not _json_value_ok(f["locals"]):
-            return f"frame {k + 1} has damaged local values"
-        below = frames[k - 1]["locals"] if k > 0 else []
-        if not _is_int(f.get("ret")) or not -1 <= f["ret"] < len(below):
-            return f"frame {k + 1} returns to no slot"
-        if not _is_int(f.get("secret", 0)) or f.get("secret", 0) < 0:
-            return f"frame {k + 1} is damaged"
-    result, pending = st.get("result"), st.get("pending")
-    if result is not None:
-        if not isinstance(result, dict) or not set(result) <= {"ranking", "scores", "winner", "outcome"}:
-            return "`result` is damaged"
-        if not isinstance(result.get("ranking"), (list, type(None))) or \
-                not isinstance(result.get("scores"), (dict, type(None))) or \
-                not (result.get("winner") is None or _is_int(result.get("winner"))) or \
-                not isinstance(result.get("outcome"), (str, type(None))):
-            return "`result` is damaged"
-    if pending is None:
-        if result is None:
-            return "the game is neither waiting for a decision nor over"
-        return None
-    if not frames:
-        return "a decision is pending, but no rule is running"
-    if not isinstance(pending, dict):
-        return "`pending` is damaged"
-    top = frames[-1]["locals"]
-    slot = st.get("pending_slot")
-    checks = [
-        (_is_int(pending.get("player")) and 0 <= pending["player"] < players, "its player"),
-        (isinstance(pending.get("prompt"), str), "its prompt"),
-        (pending.get("kind") in ("choose", "choose_many"), "its kind"),
-        (isinstance(pending.get("secret"), bool), "`secret`"),
-        (isinstance(pending.get("help", ""), str) and isinstance(pending.get("confirm", False), bool)
-         and isinstance(pending.get("value_type", "any"), str) and _is_int(pending.get("pass_index", -1)),
-         "its settings"),
-        (_json_value_ok(pending.get("picked")), "`picked`"),
-        (isinstance(pending.get("options"), list) and pending["options"] and all(
-            isinstance(o, list) and len(o) == 2 and isinstance(o[0], str) and _json_value_ok(o[1])
-            for o in pending["options"]), "its options"),
-    ]
-    for ok, what in checks:
-        if not ok:
-            return f"the pending decision is damaged ({what})"
-    if pending["kind"] == "choose_many":
-        if not (isinstance(slot, list) and len(slot) == 2 and all(_is_int(x) for x in slot)
-                and 0 <= slot[0] < len(top) and -1 <= slot[1] < len(top)
-                and isinstance(top[slot[0]], dict)):
-            return "the pending decision is damaged (its slot)"
-    elif not _is_int(slot) or not -1 <= slot < len(top):
-        return "the pending decision is damaged (its slot)"
-    return None
-
-
 # ---------------------------------------------------------------------- validation and info
 
 def validate_game(path: str, card_sets=(), variants=()) -> list[Diagnostic]:
@@ -456,8 +201,6 @@ def validate_game(path: str, card_sets=(), variants=()) -> list[Diagnostic]:
 def validate_path(path: str, card_sets=()) -> list[Diagnostic]:
     """Validate a game file (and each variant it lists, applied alone), or a variant file
     (applied to the game its `base:` names)."""
-    from rulesvm.dsl.variants import load_variant
-    from rulesvm.dsl.yaml_loader import load_yaml_file
     if path.endswith(".rules"):
         return [Diagnostic("E010", "this is a rules file; rulesvm checks a game through its YAML game file",
                            Span(display_path(path), 1, 1), "validate the game file whose `rules:` names this file")]
@@ -488,7 +231,6 @@ def validate_path(path: str, card_sets=()) -> list[Diagnostic]:
 
 def variant_descriptions(game: Game) -> dict:
     """name -> description of each variant the game file lists (or the problem reading it)."""
-    from rulesvm.dsl.variants import load_variant
     out = {}
     base = os.path.dirname(game.path)
     for name, rel in sorted(game.model.variants.items()):

@@ -12,7 +12,7 @@ from rulesvm import api
 from rulesvm.interpreter.agents import SeatView, make_agent, split_agent_list
 from rulesvm.interpreter.agents.determinize import sample_state
 from rulesvm.interpreter.rng import derive
-from rulesvm.stats import binomial_tail
+from rulesvm.analysis.stats import binomial_tail
 
 from .conftest import ROOT, load
 
@@ -109,7 +109,7 @@ def test_bots_beat_random(path, spec, games, players):
 def test_mcts_survives_the_solo_ufo_game_more_often_than_random():
     """Solo games: the search bot's outcomes against the random bot's on the same seeds
     (UFO cow abduction: a game either completes with a score or ends in game over, 0)."""
-    from rulesvm.simulate import SimConfig, simulate
+    from rulesvm.analysis.simulate import SimConfig, simulate
     ufo = os.path.join(ROOT, "games", "ufo_abduction.yaml")
     base = simulate(SimConfig(ufo, n=200, seed=1))
     rate = base["outcomes"].get("completed", 0) / 200
@@ -131,8 +131,8 @@ def test_mcts_scores_higher_than_random_in_alien_attack():
     """Solo Alien Attack: random play almost never wins, so compare scores (damaged
     mothership sections and cannon levels). MCTS playouts are cut at `depth` and judged by
     the game's `evaluate`."""
-    from rulesvm.simulate import SimConfig, simulate
-    from rulesvm.stats import welch_p
+    from rulesvm.analysis.simulate import SimConfig, simulate
+    from rulesvm.analysis.stats import welch_p
     aa = os.path.join(ROOT, "games", "alien_attack.yaml")
     base = _score_moments(simulate(SimConfig(aa, n=200, seed=1)))
     bot = _score_moments(simulate(SimConfig(aa, n=16, seed=1, agents=("mcts:iterations=20,depth=12",), chunk=8),

@@ -18,7 +18,7 @@ import shutil
 import pytest
 
 from rulesvm import api
-from rulesvm.dsl.formatter import format_text
+from rulesvm.tooling.formatter import format_text
 from rulesvm.testing.scenario import run_scenario
 
 from .helpers import random_playout

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from rulesvm import docgen
+from rulesvm.tooling import docgen
 from rulesvm.dsl.primitives import PRIMITIVES
 
 from .conftest import ROOT
@@ -13,7 +13,7 @@ from .conftest import ROOT
 def test_language_reference_is_generated_from_the_registry():
     with open(docgen.language_doc_path(), encoding="utf-8") as fh:
         text = fh.read()
-    assert docgen.regenerate(text) == text, "run `python -m rulesvm.docgen`"
+    assert docgen.regenerate(text) == text, "run `python -m rulesvm.tooling.docgen`"
     for p in PRIMITIVES.values():
         assert f"`{p.signature}`" in text, f"primitive {p.name} is not documented"
 

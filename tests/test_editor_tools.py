@@ -16,11 +16,11 @@ import jsonschema
 import pytest
 import yaml
 
-from rulesvm import editorgen, schemas
 from rulesvm.dsl import ast as A
 from rulesvm.dsl.diagnostics import DiagnosticError
-from rulesvm.dsl.formatter import FormatError, find_comments, format_text
 from rulesvm.dsl.parser import KEYWORDS, _lark, parse_rules
+from rulesvm.tooling import editorgen, schemas
+from rulesvm.tooling.formatter import FormatError, find_comments, format_text
 
 from .conftest import ROOT, game_files
 
@@ -343,7 +343,7 @@ def test_grammar_regexes_compile_and_the_vscode_copy_is_identical():
 def test_editor_grammar_word_lists_are_generated_from_the_registry_and_the_grammar():
     for path, text in editorgen.expected_files(ROOT).items():
         with open(os.path.join(ROOT, path), encoding="utf-8") as fh:
-            assert fh.read() == text, f"{path} is out of date: run `python -m rulesvm.docgen`"
+            assert fh.read() == text, f"{path} is out of date: run `python -m rulesvm.tooling.docgen`"
 
 
 def test_editor_grammar_generation_notices_a_stale_file_and_a_missing_pattern(tmp_path, capsys):
@@ -351,7 +351,7 @@ def test_editor_grammar_generation_notices_a_stale_file_and_a_missing_pattern(tm
         (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / path).write_text(text.replace("|field_at|", "|"), encoding="utf-8")
     assert editorgen.main(["--check"], root=str(tmp_path)) == 1
-    assert "run `python -m rulesvm.docgen`" in capsys.readouterr().out
+    assert "run `python -m rulesvm.tooling.docgen`" in capsys.readouterr().out
     assert editorgen.main([], root=str(tmp_path)) == 0
     assert editorgen.main(["--check"], root=str(tmp_path)) == 0
     grammar = json.loads((tmp_path / editorgen.GRAMMAR).read_text(encoding="utf-8"))

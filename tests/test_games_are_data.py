@@ -10,7 +10,7 @@ import yaml
 
 from .conftest import ROOT, game_files
 
-ENGINE_DIRS = ("dsl", "interpreter", "cli", os.path.join("rulesvm", "web"))   # rulesvm/web: the web table
+ENGINE_DIRS = ("dsl", "interpreter", "cli", "web")   # web: the web table
 # Concepts of the launch games that a generic engine has no reason to name.
 CONCEPTS = [r"giant.?king", r"mach.?struggle", r"birthday", r"alien.?attack", r"mothership", r"\bufo",
             r"abduct", r"decoy", r"bentler", r"phalanx", r"cannon", r"\bbrains\b", r"fighter", r"maneuver",

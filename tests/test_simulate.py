@@ -8,8 +8,8 @@ import os
 
 import pytest
 
-from rulesvm.simulate import SimConfig, simulate
-from rulesvm.stats import binomial_tail, two_proportion_p, welch_p, wilson
+from rulesvm.analysis.simulate import SimConfig, simulate
+from rulesvm.analysis.stats import binomial_tail, two_proportion_p, welch_p, wilson
 
 from .conftest import ROOT
 from .test_cli import rulesvm
@@ -85,7 +85,7 @@ def test_interrupt_keeps_finished_games():
 
 
 def test_memory_stays_flat():
-    from rulesvm.simulate import Aggregator, play_one
+    from rulesvm.analysis.simulate import Aggregator, play_one
     config = SimConfig(MS, n=1, seed=0)
     agg = Aggregator(2, ["random"])
     rec = play_one(config, 0)

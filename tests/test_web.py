@@ -1,4 +1,4 @@
-"""The web table (`rulesvm serve`, rulesvm/web) at the server level, with Starlette's TestClient:
+"""The web table (`rulesvm serve`, web/) at the server level, with Starlette's TestClient:
 seat tokens, forged and stale messages, sockets closed mid-choice, secrets, bots, undo,
 determinism, the replay viewer's API, layout hints and the command's usage errors.
 
@@ -19,9 +19,9 @@ from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
 from rulesvm import api
-from rulesvm.cli.main import _JsonlLog
+from rulesvm.cli.common import JsonlLog
 from rulesvm.interpreter.observation import can_see_card
-from rulesvm.replay import game_for_log, read_log, replay
+from rulesvm.tooling.replay import game_for_log, read_log, replay
 from rulesvm.web.layout import table_layout
 from rulesvm.web.replay import ReplayBook
 from rulesvm.web.server import create_app
@@ -309,7 +309,7 @@ def test_other_hands_stay_hidden_in_a_four_player_game(giant):
 
 def test_bots_play_a_whole_game_and_the_log_replays(mach, tmp_path):
     path = tmp_path / "game.jsonl"
-    writer = _JsonlLog(str(path), {"game_path": os.path.relpath(mach.path, str(tmp_path)), "card_sets": [],
+    writer = JsonlLog(str(path), {"game_path": os.path.relpath(mach.path, str(tmp_path)), "card_sets": [],
                                    "variants": [], "agents": {"1": "random", "2": "greedy"}})
     table = Table(mach, 2, 33, bots={0: "random", 1: "greedy"}, record=writer)
     with TestClient(create_app(table)) as client:
@@ -328,7 +328,7 @@ def test_same_seed_and_choices_give_the_same_log(mach, tmp_path):
     logs = []
     for name in ("a", "b"):
         path = tmp_path / f"{name}.jsonl"
-        writer = _JsonlLog(str(path), {"game_path": "x", "card_sets": [], "variants": [], "agents": {}})
+        writer = JsonlLog(str(path), {"game_path": "x", "card_sets": [], "variants": [], "agents": {}})
         table = Table(mach, 2, 77, bots={1: "mcts:iterations=20"}, record=writer)
         _play_capturing(table, 0, lambda m: m["serial"] % len(m["decision"]["options"]))
         writer.close()
@@ -429,7 +429,7 @@ def test_a_broken_bot_stops_the_game_with_a_message(mach):
 
 def test_replay_viewer_steps_as_any_seat_or_everything(giant, tmp_path):
     path = tmp_path / "gk.jsonl"
-    writer = _JsonlLog(str(path), {"game_path": os.path.relpath(giant.path, str(tmp_path)), "card_sets": [],
+    writer = JsonlLog(str(path), {"game_path": os.path.relpath(giant.path, str(tmp_path)), "card_sets": [],
                                    "variants": [], "agents": {}})
     match = api.new_game(giant, 3, 9, sink=writer)
     api.play(match, api.default_agents(match, seed=9))
@@ -467,7 +467,7 @@ def test_replay_viewer_steps_as_any_seat_or_everything(giant, tmp_path):
 
 def test_replay_of_a_log_the_rules_no_longer_accept_stops_there(mach, tmp_path):
     path = tmp_path / "ms.jsonl"
-    writer = _JsonlLog(str(path), {"game_path": os.path.relpath(mach.path, str(tmp_path)), "card_sets": [],
+    writer = JsonlLog(str(path), {"game_path": os.path.relpath(mach.path, str(tmp_path)), "card_sets": [],
                                    "variants": [], "agents": {}})
     match = api.new_game(mach, 2, 2, sink=writer)
     api.play(match, api.default_agents(match, seed=2))

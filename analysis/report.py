@@ -18,6 +18,7 @@ from .stats import two_proportion_p, welch_p
 
 def plot_png(summary: dict, title: str | None = None) -> bytes:
     try:
+        # matplotlib is optional (`pip install rulesvm[plot]`): imported only to draw a plot.
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt

@@ -18,8 +18,7 @@ from dataclasses import dataclass, field
 
 from rulesvm import api
 from rulesvm.interpreter import RulesRuntimeError
-from rulesvm.interpreter.agents import SeatView, make_agent
-from rulesvm.interpreter.rng import derive
+from rulesvm.interpreter.agents import SeatView
 
 from .layout import table_layout
 from .views import Images, PublicLog, card_var_defaults, decision_view, observation
@@ -55,7 +54,7 @@ class Table:
         self.players = players
         self.seed = seed
         self.specs = dict(bots or {})
-        self.bots = {s: make_agent(spec, derive(seed, 1000 + s)) for s, spec in self.specs.items()}
+        self.bots = api.make_agents(self.specs, seed)
         self.record = record
         self.bot_delay = bot_delay
         self.undo_allowed = undo

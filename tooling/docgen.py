@@ -1,9 +1,9 @@
 """Generated documentation: the built-in reference of docs/language.md comes from the
 primitive registry, so a primitive cannot be added without being documented. The editor
-grammar's word lists are generated at the same time (rulesvm/editorgen.py).
+grammar's word lists are generated at the same time (tooling/editorgen.py).
 
-    python -m rulesvm.docgen            # rewrite the generated part of docs/language.md and the editor files
-    python -m rulesvm.docgen --check    # exit 1 if any is out of date (the test suite does this)
+    python -m rulesvm.tooling.docgen            # rewrite the generated part of docs/language.md and the editor files
+    python -m rulesvm.tooling.docgen --check    # exit 1 if any is out of date (the test suite does this)
 """
 
 from __future__ import annotations
@@ -11,12 +11,11 @@ from __future__ import annotations
 import os
 import sys
 
-from rulesvm import editorgen
-
 from rulesvm.dsl.primitives import (BUILTIN_ZONES, CARD_PROPERTIES, CONSTANTS, OPTION_MODIFIERS,
                                     PLAYER_PROPERTIES, PRIMITIVES, VAR_MODIFIERS, ZONE_MODIFIERS)
+from rulesvm.tooling import editorgen
 
-BEGIN = "<!-- BEGIN GENERATED: primitives (python -m rulesvm.docgen) -->"
+BEGIN = "<!-- BEGIN GENERATED: primitives (python -m rulesvm.tooling.docgen) -->"
 END = "<!-- END GENERATED: primitives -->"
 CATEGORIES = [("function", "Functions (they compute a value and change nothing)"),
               ("random", "Randomness (from the game's seeded generator)"),
@@ -100,7 +99,9 @@ def primitives_markdown() -> str:
 
 
 def language_doc_path() -> str:
-    return os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "docs", "language.md")
+    # realpath: this file is the repository's tooling/docgen.py, imported through the
+    # rulesvm/tooling link; docs/ is beside tooling/.
+    return os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(__file__))), "docs", "language.md")
 
 
 def regenerate(text: str) -> str:
@@ -117,7 +118,7 @@ def main(argv: list[str]) -> int:
     new = regenerate(text)
     if "--check" in argv:
         if new != text:
-            print(f"{path} is out of date: run `python -m rulesvm.docgen`")
+            print(f"{path} is out of date: run `python -m rulesvm.tooling.docgen`")
             return 1
         return 0
     with open(path, "w", encoding="utf-8") as fh:

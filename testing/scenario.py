@@ -20,7 +20,7 @@ from rulesvm.dsl import ast as A
 from rulesvm.dsl.diagnostics import Diagnostic, DiagnosticError, Reporter, Span, did_you_mean
 from rulesvm.dsl.loader import VariantNotFound
 from rulesvm.dsl.parser import parse_expression
-from rulesvm.dsl.schema import validate
+from rulesvm.dsl.schema import SCENARIO_SCHEMA, validate
 from rulesvm.dsl.types import BOOL, CARD, PLAYER, ZONE
 from rulesvm.dsl.yaml_loader import Marks, decode_text, load_yaml_file, scalar_origin
 from rulesvm.interpreter import IllegalMove, RulesRuntimeError
@@ -29,34 +29,6 @@ from rulesvm.interpreter.compiler import compile_expression
 from rulesvm.interpreter.format import formatter
 from rulesvm.interpreter.rng import derive
 
-LABEL_OR_INDEX = {"oneOf": [{"type": "string"}, {"type": "integer", "minimum": 1}]}
-STEP_KEYS = {
-    "choose": LABEL_OR_INDEX,
-    "by": {"type": "integer", "minimum": 1},
-    "reject": LABEL_OR_INDEX,
-    "error": {"type": "string"},
-    "expect": {"oneOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}]},
-    "expect_options": {"type": "array", "items": {"type": "string"}},
-    "expect_options_include": {"type": "array", "items": {"type": "string"}},
-    "expect_options_exclude": {"type": "array", "items": {"type": "string"}},
-    "expect_zone": {"type": "object", "required": ["zone"], "additionalProperties": False,
-                    "properties": {"zone": {"type": "string"}, "cards": {"type": "array"},
-                                   "count": {"type": "integer"}, "contains": {"type": "array"}}},
-    "expect_log": {"type": "string"},
-    "expect_no_log": {"type": "string"},
-    "expect_event": {"type": "object"},
-    "expect_result": {"type": "object", "additionalProperties": False,
-                      "properties": {"winner": {"type": ["integer", "null"]}, "ranking": {"type": "array"},
-                                     "scores": {"type": "object"}, "outcome": {"type": ["string", "null"]}}},
-    "expect_over": {"type": "boolean"},
-    "expect_phase": {"type": "string"},
-    "expect_decision": {"type": "object", "additionalProperties": False,
-                        "properties": {"by": {"type": "integer"}, "prompt": {"type": "string"}}},
-    "play_until": {"type": "string"},
-    "play_to_end": {"type": "boolean"},
-    "max_decisions": {"type": "integer", "minimum": 1},
-    "note": {"type": "string"},
-}
 ACTIONS = ("note", "choose", "reject", "expect", "expect_options", "expect_options_include", "expect_options_exclude",
            "expect_zone", "expect_log", "expect_no_log", "expect_event", "expect_result", "expect_over",
            "expect_phase", "expect_decision", "play_until", "play_to_end")
@@ -64,33 +36,6 @@ ACTIONS = ("note", "choose", "reject", "expect", "expect_options", "expect_optio
 # Steps that only read the state: they may run while an `at: start` scenario is paused.
 STATE_CHECKS = frozenset({"expect", "expect_zone", "expect_log", "expect_no_log", "expect_event", "expect_phase",
                           "expect_over"})
-
-SCENARIO_SCHEMA = {
-    "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "title": "rulesvm scenario",
-    "type": "object",
-    "required": ["game", "steps"],
-    "additionalProperties": False,
-    "properties": {
-        "name": {"type": "string"},
-        "description": {"type": "string"},
-        "game": {"type": "string"},
-        "players": {"type": "integer", "minimum": 1},
-        "seed": {"type": "integer"},
-        "options": {"type": "object"},
-        "variants": {"type": "array", "items": {"type": "string"}},
-        "card_sets": {"type": "array", "items": {"type": "string"}},
-        "at": {"oneOf": [
-            {"const": "start", "description": "stop right after the setup block, before the game block runs"},
-            {"type": "object", "additionalProperties": False, "required": ["phase"],
-             "properties": {"phase": {"type": "string"}, "occurrence": {"type": "integer", "minimum": 1}}}]},
-        "setup": {"type": "object", "additionalProperties": False,
-                  "properties": {"zones": {"type": "object"}, "vars": {"type": "object"},
-                                 "player_vars": {"type": "object"}, "card_vars": {"type": "object"}}},
-        "steps": {"type": "array", "items": {"type": "object", "properties": STEP_KEYS,
-                                             "additionalProperties": False, "minProperties": 1}},
-    },
-}
 
 
 class ScenarioFailure(Exception):
@@ -322,7 +267,6 @@ def _card_ref(run: _Run, ref, used: set, path) -> tuple[int, dict]:
 
 def zone_ref(run: _Run, text: str, span: Span) -> int:
     """`hand[2]` (player 2's hand), `recruit`, `column(3)`, `grid(1,2)`, `slot[1](0)`."""
-    import re
     prog = run.game.program
     m = re.fullmatch(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:\[\s*(\d+)\s*\])?\s*(?:\(([\d\s,]*)\))?\s*", text)
     if m is None:

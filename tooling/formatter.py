@@ -1,6 +1,7 @@
 """Formatter: rules source text -> the same rules, laid out canonically (`rulesvm fmt`).
 
-The layout is printed from the AST (dsl.ast), so there is one style whatever the input
+A tool over the front end: it parses with `rulesvm.dsl` and never runs a game. The layout
+is printed from the AST (dsl.ast), so there is one style whatever the input
 looked like: one declaration or statement per line, blocks opened on the header's line
 and indented by 2 spaces, one space around binary operators (none around `..`), and long
 lines wrapped at `WIDTH` columns by a small Wadler/prettier-style document printer (calls,
@@ -25,12 +26,16 @@ it was.
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
+import tempfile
 from collections import Counter
 from dataclasses import dataclass, field
 
-from . import ast as A
-from .parser import comment_start, parse_rules
+from rulesvm.dsl import ast as A
+from rulesvm.dsl.diagnostics import DiagnosticError
+from rulesvm.dsl.parser import comment_start, parse_rules
 
 WIDTH = 100
 INDENT = "  "
@@ -716,7 +721,6 @@ def format_text(text: str, path: str = "<rules>", width: int = WIDTH) -> str:
 
 def verify(text: str, tree: A.RulesFile, out: str, path: str) -> None:
     """Check that `out` keeps everything of `text`: the AST, the comments, every token."""
-    from .diagnostics import DiagnosticError
     try:
         new_tree = parse_rules(out, path)
     except DiagnosticError as exc:
@@ -768,9 +772,6 @@ def format_file(path: str, display: str | None = None, width: int = WIDTH) -> Fo
 def write_atomically(path: str, text: str, newline: str = "\n") -> None:
     """Replace a file's content all at once: write a temporary file beside it, then rename it
     over the original (keeping its permissions), so an interruption never leaves half a file."""
-    import os
-    import shutil
-    import tempfile
     target = os.path.realpath(path)     # through a symbolic link, to the file it names
     folder = os.path.dirname(target)
     fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(target) + ".", suffix=".tmp", dir=folder)

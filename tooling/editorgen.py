@@ -8,8 +8,8 @@ keywords come from the Lark grammar (dsl/grammar.lark), sorted by the rules they
 in. The rest of the TextMate grammar (its structure, declarations, operators and
 punctuation) is written by hand in editors/rulesvm.tmLanguage.json; regenerating replaces
 only the alternation of words inside the patterns named below and makes the VS Code copy.
-`python -m rulesvm.docgen` writes these files with the language reference, and
-`python -m rulesvm.docgen --check` (run by the tests) says when they are out of date.
+`python -m rulesvm.tooling.docgen` writes these files with the language reference, and
+`python -m rulesvm.tooling.docgen --check` (run by the tests) says when they are out of date.
 """
 
 from __future__ import annotations
@@ -22,10 +22,10 @@ from rulesvm.dsl.parser import _lark
 from rulesvm.dsl.primitives import ABILITY_NAMES, BUILTIN_ZONES, CONSTANTS, PRIMITIVES
 from rulesvm.dsl.types import SIMPLE
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))    # through the rulesvm/tooling link
 GRAMMAR = os.path.join("editors", "rulesvm.tmLanguage.json")
 COPIES = (os.path.join("editors", "vscode", "syntaxes", "rulesvm.tmLanguage.json"),)
-COMMAND = "python -m rulesvm.docgen"
+COMMAND = "python -m rulesvm.tooling.docgen"
 
 # Keywords the hand-written part of the grammar gives a scope of their own.
 OWN_SCOPE = ("let", "in")

@@ -13,7 +13,7 @@ import secrets
 
 from rulesvm import api
 from rulesvm.interpreter import RulesRuntimeError
-from rulesvm.replay import LoggedGame
+from rulesvm.tooling.replay import LoggedGame
 
 from .layout import table_layout
 from .views import EVERYONE, Images, PublicLog, card_var_defaults, decision_view, observation

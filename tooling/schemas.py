@@ -1,7 +1,7 @@
 """The JSON Schemas of rulesvm's YAML files, for editors (`rulesvm schema`).
 
 The schemas themselves live beside the code that validates with them (dsl/schema.py,
-dsl/variants.py, rulesvm/testing/scenario.py); this module names them by file kind,
+also the scenario files' schema, and dsl/variants.py); this module names them by file kind,
 derives a game's own card schema from the card kinds its rules declare, and writes the
 copies kept in the repository's `schema/` folder, which YAML files point their editor at:
 
@@ -14,7 +14,9 @@ import copy
 import json
 import os
 
-from rulesvm.dsl.schema import CARD_SET_SCHEMA, GAME_SCHEMA, HAND_SCHEMA, card_data_schema
+from rulesvm.dsl.diagnostics import DiagnosticError
+from rulesvm.dsl.loader import GameLoader
+from rulesvm.dsl.schema import CARD_SET_SCHEMA, GAME_SCHEMA, HAND_SCHEMA, SCENARIO_SCHEMA, card_data_schema
 from rulesvm.dsl.variants import VARIANT_SCHEMA
 
 KINDS = ("game", "card-set", "variant", "scenario", "hand")
@@ -31,12 +33,8 @@ def schema_for(kind: str) -> dict:
     """The schema of one kind of file (a copy, with its `$id`)."""
     if kind not in KINDS:
         raise ValueError(f"unknown kind of file `{kind}`: one of {', '.join(KINDS)}")
-    if kind == "scenario":
-        from rulesvm.testing.scenario import SCENARIO_SCHEMA
-        base = SCENARIO_SCHEMA
-    else:
-        base = {"game": GAME_SCHEMA, "card-set": CARD_SET_SCHEMA, "variant": VARIANT_SCHEMA,
-                "hand": HAND_SCHEMA}[kind]
+    base = {"game": GAME_SCHEMA, "card-set": CARD_SET_SCHEMA, "variant": VARIANT_SCHEMA,
+            "hand": HAND_SCHEMA, "scenario": SCENARIO_SCHEMA}[kind]
     schema = copy.deepcopy(base)
     out = {"$schema": schema.pop("$schema", "https://json-schema.org/draft/2020-12/schema"),
            "$id": schema.pop("$id", BASE_URL + file_name(kind))}
@@ -91,8 +89,6 @@ def game_card_kinds(path: str) -> tuple[str, dict]:
 
     Raises DiagnosticError for a game file or rules that cannot be read.
     """
-    from rulesvm.dsl.diagnostics import DiagnosticError
-    from rulesvm.dsl.loader import GameLoader
     loader = GameLoader(path)
     data, marks = loader.read_game_file()
     files = loader.parse_rules_files(data, marks)

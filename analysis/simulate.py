@@ -12,8 +12,10 @@ docs/simulate.md.
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import time
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
 from rulesvm import api
@@ -84,7 +86,7 @@ def play_one(config: SimConfig, index: int) -> dict:
                         moves["acquired"][key] = moves["acquired"].get(key, 0) + 1
     start = time.perf_counter()
     try:
-        agents = {s: make_agent(specs[s], derive(seed, 1000 + s)) for s in range(players)}
+        agents = api.make_agents(dict(enumerate(specs)), seed)
         match = api.new_game(game, players, seed, sink=sink, max_steps=config.max_steps, coverage=coverage)
         evaluate = game.program.evaluator()
         decisions = forced = options = turns = 0
@@ -330,8 +332,6 @@ def _run_chunks(config, chunks, jobs: int, backend: str, scheduler, cluster_opti
         for start, stop in chunks:
             yield run_chunk(config, start, stop)
         return
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
     ctx = multiprocessing.get_context("fork") if hasattr(os, "fork") else None
     with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
         futures = [pool.submit(run_chunk, config, start, stop) for start, stop in chunks]
@@ -346,6 +346,7 @@ def _run_chunks(config, chunks, jobs: int, backend: str, scheduler, cluster_opti
 
 def _dask_chunks(config, chunks, scheduler, cluster_options):
     try:
+        # Dask is optional (`pip install rulesvm[dask]`): imported only when asked for.
         from dask.distributed import Client, LocalCluster
     except ImportError:
         raise ValueError("the Dask backend needs `pip install rulesvm[dask]`") from None

@@ -1,0 +1,249 @@
+"""Commands that check and tidy game files without playing them: `validate`, `info`,
+`test` (scenario files), `diff` (what a variant changes), `schema` and `fmt`.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import sys
+from typing import List, Optional
+
+import typer
+
+from rulesvm import api
+from rulesvm.analysis.diff import variant_diff
+from rulesvm.dsl.diagnostics import DiagnosticError
+from rulesvm.testing.scenario import find_scenarios, run_scenario
+from rulesvm.tooling import schemas
+from rulesvm.tooling.formatter import FormatError, format_file, format_text, write_atomically
+
+from .common import CARD_SET_OPT, GAME_ARG, SET_OPT, VARIANT_OPT, load, usage
+from .render import Screen
+
+
+def validate(
+    paths: List[str] = typer.Argument(..., help="Game YAML files, or folders to search for them.", metavar="PATH..."),
+    card_set: Optional[List[str]] = CARD_SET_OPT,
+    as_json: bool = typer.Option(False, "--json", help="Print the diagnostics as JSON."),
+    no_warnings: bool = typer.Option(False, "--no-warnings", help="Show errors only."),
+) -> None:
+    """Check game files: YAML, schema, rules scripts and card data. Exit 1 on errors."""
+    screen = Screen()
+    files = []
+    for p in paths:
+        if os.path.isdir(p):
+            for root, _, names in sorted(os.walk(p)):
+                files.extend(os.path.join(root, f) for f in sorted(names) if _is_game_file(os.path.join(root, f)))
+        elif os.path.exists(p):
+            files.append(p)
+        else:
+            usage(screen, f"no such file or folder: {p}")
+    if not files:
+        usage(screen, "no game files found", "a game file is a YAML file with a `rules:` key")
+    all_diags = []
+    errors = 0
+    for f in files:
+        diags = api.validate_path(f, card_set or [])
+        all_diags.extend(diags)
+        errors += sum(1 for d in diags if d.is_error)
+        if not as_json:
+            screen.diagnostics(diags, warnings=not no_warnings)
+            n_err = sum(1 for d in diags if d.is_error)
+            n_warn = len(diags) - n_err
+            status = "ok" if not n_err else f"{n_err} error(s)"
+            screen.note(f"{f}: {status}" + (f", {n_warn} warning(s)" if n_warn and not no_warnings else ""))
+    if as_json:
+        screen.json({"files": files, "errors": errors,
+                     "diagnostics": [d.to_json() for d in all_diags if d.is_error or not no_warnings]})
+    raise typer.Exit(1 if errors else 0)
+
+
+def _is_game_file(path: str) -> bool:
+    """Game files (a top-level `rules:` key) and variant files (`variant:`) found in folders."""
+    if not path.endswith((".yaml", ".yml")) or path.endswith(".scenario.yaml"):
+        return False
+    try:
+        with open(path, encoding="utf-8") as fh:
+            head = "\n" + fh.read(4096)
+    except (OSError, UnicodeDecodeError):
+        return False
+    return "\nrules:" in head or "\nvariant:" in head
+
+
+def info(
+    game: str = GAME_ARG,
+    card_set: Optional[List[str]] = CARD_SET_OPT,
+    set_: Optional[List[str]] = SET_OPT,
+    variant: Optional[List[str]] = VARIANT_OPT,
+    as_json: bool = typer.Option(False, "--json", help="Print the summary as one JSON object."),
+) -> None:
+    """Show a game's players, options, variants, zones and cards."""
+    screen = Screen()
+    g = load(screen, game, card_set, variant, set_)
+    data = api.game_info(g)
+    if as_json:
+        screen.json(data)
+    else:
+        screen.info(data)
+
+
+def test_scenarios(
+    paths: Optional[List[str]] = typer.Argument(None, help="Scenario files (*.scenario.yaml) or folders to search; "
+                                                "default: games/.", metavar="[PATH...]"),
+) -> None:
+    """Run scenario files: a line per scenario, then `N passed, N failed`. Exit 1 on any failure."""
+    screen = Screen()
+    paths = paths or ["games"]
+    for p in paths:
+        if not os.path.exists(p):
+            usage(screen, f"no such file or folder: {p}")
+    files = find_scenarios(paths)
+    if not files:
+        usage(screen, "no scenario files (*.scenario.yaml) found in " + ", ".join(paths))
+    passed = failed = 0
+    for f in files:
+        result = run_scenario(f)
+        screen.scenario_line(os.path.relpath(f), result)
+        passed += result.passed
+        failed += not result.passed
+    screen.summary_line(passed, failed)
+    raise typer.Exit(1 if failed else 0)
+
+
+def diff(
+    game: str = GAME_ARG,
+    variant: List[str] = typer.Option(..., "--variant", help="The variant(s) to compare with the base game "
+                                      "(name or file; repeatable, applied in order).", metavar="NAME|FILE"),
+    card_set: Optional[List[str]] = CARD_SET_OPT,
+    as_json: bool = typer.Option(False, "--json", help="Print the differences as one JSON object."),
+) -> None:
+    """Show what variants change: options, cards and rule parts (a unified diff)."""
+    screen = Screen()
+    if not os.path.exists(game):
+        usage(screen, f"no such file: {game}")
+    try:
+        data = variant_diff(game, variant, card_set or [])
+    except DiagnosticError as exc:
+        screen.diagnostics(exc.diagnostics)
+        raise typer.Exit(1)
+    except ValueError as exc:
+        usage(screen, str(exc))
+    if as_json:
+        screen.json(data)
+    else:
+        screen.variant_diff(data)
+
+
+def schema(
+    game: Optional[str] = typer.Argument(None, help="A game's YAML file: type the cards by the card kinds its rules "
+                                         "declare (default kind then: card-set).", metavar="GAME"),
+    kind: Optional[str] = typer.Option(None, "--kind", help="The kind of file: game (the default), card-set, "
+                                       "variant, scenario or hand.", metavar="KIND"),
+    write: Optional[str] = typer.Option(None, "--write", help="Write the schema of every kind of file into DIR "
+                                        "as KIND.schema.json (the repository keeps them in schema/).", metavar="DIR"),
+) -> None:
+    """Print the JSON Schema of a kind of YAML file, for editors that validate and complete it.
+
+    Point a file at it with a first line `# yaml-language-server: $schema=PATH`.
+    """
+    screen = Screen()
+    if write is not None:
+        if game or kind:
+            usage(screen, "--write writes every kind of file's schema: give it without GAME or --kind")
+        for path in schemas.write_all(write):
+            screen.note(f"wrote {path}")
+        return
+    if kind is not None and kind not in schemas.KINDS:
+        usage(screen, f"--kind {kind}: unknown kind of file", "one of " + ", ".join(schemas.KINDS))
+    if game is None:
+        screen.document(schemas.to_text(schemas.schema_for(kind or "game")))
+        return
+    if not os.path.exists(game):
+        usage(screen, f"no such file: {game}", "give the path of a game's YAML file, e.g. games/my_game.yaml")
+    kind = kind or "card-set"
+    if kind not in schemas.CARD_KINDS:
+        usage(screen, f"--kind {kind} has no cards to type by a game's card kinds",
+              "with GAME use --kind " + ", ".join(schemas.CARD_KINDS))
+    try:
+        game_id, kinds = schemas.game_card_kinds(game)
+    except DiagnosticError as exc:
+        screen.diagnostics(exc.diagnostics)
+        screen.note(f"the game's rules have errors (run `rulesvm validate {game}`)")
+        raise typer.Exit(1)
+    screen.document(schemas.to_text(schemas.game_schema_for(kind, game_id, kinds)))
+
+
+def fmt(
+    paths: List[str] = typer.Argument(..., help="Rules files (*.rules), or folders to search for them; `-` formats "
+                                      "standard input to standard output.", metavar="FILE..."),
+    check: bool = typer.Option(False, "--check", help="Write nothing; list the files that would change and exit 1 "
+                               "if there are any."),
+    show_diff: bool = typer.Option(False, "--diff", help="Write nothing; print a unified diff of the changes."),
+) -> None:
+    """Format rules files canonically: one layout, 2-space indentation, comments kept.
+
+    A file is rewritten only once the new text is checked to parse to exactly the same rules.
+
+    A file with syntax errors is left as it is (exit 1).
+    """
+    screen = Screen()
+    files = []
+    for p in paths:
+        if p == "-":
+            files.append(p)
+        elif os.path.isdir(p):
+            found = [os.path.join(root, f) for root, _, names in sorted(os.walk(p)) for f in sorted(names)
+                     if f.endswith(".rules")]
+            if not found:
+                usage(screen, f"no rules files (*.rules) in {p}")
+            files.extend(found)
+        elif os.path.isfile(p):
+            files.append(p)
+        else:
+            usage(screen, f"no such file or folder: {p}")
+    changed = failed = 0
+    for path in files:
+        try:
+            if path == "-":
+                text = sys.stdin.read().replace("\r\n", "\n")
+                out = format_text(text, "<stdin>")
+                result = None
+            else:
+                result = format_file(path)
+                text, out = result.original, result.formatted
+        except DiagnosticError as exc:
+            screen.diagnostics(exc.diagnostics)
+            screen.note(f"{path}: not formatted: fix the syntax errors first")
+            failed += 1
+            continue
+        except FormatError as exc:
+            screen.error(f"{path}: cannot be formatted safely ({exc})",
+                         "the file is unchanged; please report this to the rulesvm developers")
+            failed += 1
+            continue
+        except (OSError, ValueError) as exc:
+            screen.error(f"{path}: {exc.strerror if isinstance(exc, OSError) and exc.strerror else exc}")
+            failed += 1
+            continue
+        if path == "-" and not check and not show_diff:
+            screen.document(out)
+        if out == text:
+            continue
+        changed += 1
+        if show_diff:
+            screen.unified_diff(difflib.unified_diff(text.splitlines(True), out.splitlines(True), path,
+                                                     f"{path} (formatted)"))
+        if check and path != "-":
+            screen.path_line(path)
+        if result is not None and not check and not show_diff:
+            try:
+                write_atomically(path, out, result.newline)
+            except OSError as exc:
+                screen.error(f"{path}: cannot write: {exc.strerror or exc}", "the file is unchanged")
+                failed += 1
+                changed -= 1
+    done = "would be reformatted" if check or show_diff else "reformatted"
+    screen.note(f"{changed} file(s) {done}, {len(files) - changed - failed} unchanged"
+                + (f", {failed} with errors" if failed else ""))
+    raise typer.Exit(1 if failed or (check and changed) else 0)

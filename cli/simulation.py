@@ -1,0 +1,187 @@
+"""Commands over many games with bots: `simulate`, `compare` (variants against the base
+game, same seeds) and `agents` (the bots there are). The numbers come from
+`rulesvm.analysis`; this module reads the options, shows progress and writes the files.
+"""
+
+from __future__ import annotations
+
+import csv as csvmod
+import os
+import time
+from typing import List, Optional
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+from rulesvm.analysis import report as rep
+from rulesvm.analysis.report import compare as compare_runs
+from rulesvm.analysis.simulate import SimConfig, simulate as run_games
+from rulesvm.dsl.diagnostics import DiagnosticError
+from rulesvm.interpreter.agents import AgentSpecError, make_agent, registered_agents, split_agent_list
+
+from .common import CARD_SET_OPT, GAME_ARG, SET_OPT, VARIANT_OPT, check_writable, usage
+from .render import Screen
+
+
+def _sim_config(screen, game, n, players, agents_text, variant, set_, seed, card_set, max_steps,
+                max_decisions: int = 100_000):
+    if n < 1:
+        usage(screen, f"-n must be at least 1, not {n}")
+    if max_decisions < 1:
+        usage(screen, f"--max-decisions must be at least 1, not {max_decisions}")
+    if not os.path.exists(game):
+        usage(screen, f"no such file: {game}")
+    agents_list = tuple(split_agent_list(agents_text)) if agents_text else ("random",)
+    for spec in agents_list:
+        try:
+            make_agent(spec, 0)
+        except AgentSpecError as exc:
+            usage(screen, str(exc))
+    return SimConfig(game=game, n=n, players=players, agents=agents_list, seed=seed, variants=tuple(variant or ()),
+                     card_sets=tuple(card_set or ()), set_pairs=tuple(set_ or ()), max_steps=max_steps,
+                     max_decisions=max_decisions)
+
+
+def _run_simulation(screen, config, jobs, backend, scheduler, quiet, label=""):
+    progress = Progress(TextColumn(f"[bold]{label or 'simulating'}"), BarColumn(), MofNCompleteColumn(),
+                        TextColumn("{task.fields[rate]} games/s"), TimeRemainingColumn(),
+                        console=screen.err, disable=quiet, transient=True)
+    started = [None]
+    with progress:
+        task = progress.add_task("games", total=config.n, rate="-")
+
+        def on_progress(done, total):
+            if started[0] is None:
+                started[0] = time.perf_counter()
+            elapsed = max(time.perf_counter() - started[0], 1e-9)
+            progress.update(task, completed=done, rate=f"{done / elapsed:.0f}")
+        try:
+            return run_games(config, jobs=jobs, backend=backend, scheduler=scheduler, progress=on_progress)
+        except DiagnosticError as exc:
+            screen.diagnostics(exc.diagnostics)
+            raise typer.Exit(1)
+        except AgentSpecError as exc:
+            usage(screen, str(exc))
+        except ValueError as exc:
+            usage(screen, str(exc))
+
+
+SIM_N = typer.Option(100, "-n", "--games", help="Number of games.")
+SIM_AGENTS = typer.Option(None, "--agents", help="Agents, comma separated, given to the seats in order and cycled; "
+                          "different agents rotate over the seats game by game "
+                          "(e.g. mcts:iterations=200,random). Default: random.", metavar="LIST")
+SIM_JOBS = typer.Option(None, "--jobs", "-j", min=1, help="Worker processes (default: all cores). Results do not depend on it.")
+SIM_BACKEND = typer.Option("local", "--backend", help="`local` processes, or `dask` (pip install rulesvm[dask]).")
+SIM_SCHEDULER = typer.Option(None, "--scheduler", help="With --backend dask: the address of a running scheduler "
+                             "(tcp://host:8786); without it a temporary local cluster is started.", metavar="ADDRESS")
+
+
+def simulate(
+    game: str = GAME_ARG,
+    n: int = SIM_N,
+    players: Optional[int] = typer.Option(None, "--players", "-p", help="Number of players."),
+    agents_text: Optional[str] = SIM_AGENTS,
+    variant: Optional[List[str]] = VARIANT_OPT,
+    set_: Optional[List[str]] = SET_OPT,
+    seed: int = typer.Option(0, "--seed", "-s", help="Seed of the whole simulation; game i uses a seed derived from it."),
+    jobs: Optional[int] = SIM_JOBS,
+    backend: str = SIM_BACKEND,
+    scheduler: Optional[str] = SIM_SCHEDULER,
+    card_set: Optional[List[str]] = CARD_SET_OPT,
+    max_steps: Optional[int] = typer.Option(None, "--max-steps", min=1, help="Step limit for a rule without decisions."),
+    max_decisions: int = typer.Option(100_000, "--max-decisions", help="Stop a game after this many decisions and "
+                                      "count it as unfinished (bots that never end a game)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
+    csv: Optional[str] = typer.Option(None, "--csv", help="Write the summary's tables as CSV to FILE.", metavar="FILE"),
+    plot: Optional[str] = typer.Option(None, "--plot", help="Write a PNG with the win rates, game lengths and scores.",
+                                       metavar="FILE.png"),
+    report: Optional[str] = typer.Option(None, "--report", help="Write a self-contained HTML report.",
+                                         metavar="FILE.html"),
+    force: bool = typer.Option(False, "--force", help="Overwrite existing output files."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
+) -> None:
+    """Play many games with bots and report win rates, lengths, coverage, card use and design metrics.
+
+    Ctrl-C stops early and reports the games finished so far.
+    """
+    screen = Screen(quiet=quiet)
+    for path, what in ((csv, "CSV"), (plot, "plot"), (report, "report")):
+        check_writable(screen, path, force, what)
+    if backend not in ("local", "dask"):
+        usage(screen, f"--backend must be `local` or `dask`, not `{backend}`")
+    if scheduler and backend != "dask":
+        usage(screen, "--scheduler goes with --backend dask")
+    config = _sim_config(screen, game, n, players, agents_text, variant, set_, seed, card_set, max_steps,
+                         max_decisions)
+    summary = _run_simulation(screen, config, jobs or os.cpu_count() or 1, backend, scheduler, quiet or as_json)
+    _write_outputs(screen, summary, csv, plot, report)
+    if as_json:
+        screen.json(summary)
+    else:
+        screen.simulation(summary)
+    if summary["interrupted"]:
+        screen.note(f"interrupted: {summary['games']} of {summary['requested']} games summarised")
+
+
+def _write_outputs(screen, summary, csv, plot, report) -> None:
+    png = None
+    if plot or report:
+        try:
+            png = rep.plot_png(summary)
+        except ValueError as exc:
+            if plot:
+                usage(screen, str(exc))
+    if plot:
+        with open(plot, "wb") as fh:
+            fh.write(png)
+    if report:
+        with open(report, "w", encoding="utf-8") as fh:
+            fh.write(rep.html_report(summary, png))
+    if csv:
+        with open(csv, "w", newline="", encoding="utf-8") as fh:
+            w = csvmod.writer(fh)
+            for name, head, rows in rep.summary_tables(summary):
+                w.writerow([name])
+                w.writerow(head)
+                w.writerows(rows)
+                w.writerow([])
+
+
+def compare(
+    game: str = GAME_ARG,
+    variant: List[str] = typer.Option(..., "--variant", help="A variant to compare with the base game "
+                                      "(repeatable: each is compared on its own).", metavar="NAME|FILE"),
+    n: int = SIM_N,
+    players: Optional[int] = typer.Option(None, "--players", "-p", help="Number of players."),
+    agents_text: Optional[str] = SIM_AGENTS,
+    set_: Optional[List[str]] = SET_OPT,
+    seed: int = typer.Option(0, "--seed", "-s", help="Seed; the base and every variant play the same seeds."),
+    jobs: Optional[int] = SIM_JOBS,
+    backend: str = SIM_BACKEND,
+    scheduler: Optional[str] = SIM_SCHEDULER,
+    as_json: bool = typer.Option(False, "--json", help="Print the comparison as JSON."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
+) -> None:
+    """Simulate the base game and each variant with the same seeds; show the differences and their significance."""
+    screen = Screen(quiet=quiet)
+    base_cfg = _sim_config(screen, game, n, players, agents_text, [], set_, seed, [], None)
+    jobs = jobs or os.cpu_count() or 1
+    base = _run_simulation(screen, base_cfg, jobs, backend, scheduler, quiet or as_json, "base game")
+    others = []
+    for v in variant:
+        cfg = _sim_config(screen, game, n, players, agents_text, [v], set_, seed, [], None)
+        others.append(_run_simulation(screen, cfg, jobs, backend, scheduler, quiet or as_json, v))
+    data = compare_runs(base, others)
+    if as_json:
+        screen.json(data)
+    else:
+        screen.comparison(data)
+
+
+def agents() -> None:
+    """List the agents (bots) that can play a seat."""
+    screen = Screen()
+    for name, (doc, params) in sorted(registered_agents().items()):
+        screen.out.print(f"{name}: {doc}")
+        for key, (kind, pdoc) in sorted(params.items()):
+            screen.out.print(f"    {key} ({kind.__name__}): {pdoc}")

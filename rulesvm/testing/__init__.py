@@ -1,1 +1,0 @@
-"""Testing helpers shipped with rulesvm (the pytest plugin for scenario files)."""
