@@ -424,10 +424,50 @@ def _play_until(run: _Run, cond, limit: int, span) -> None:
         raise ScenarioFailure("the game ended before the condition became true", None, span)
 
 
+def _answer(run: _Run, step: dict, path: tuple, action: str, aspan) -> None:
+    """`choose` an option (it must be legal), or `reject` one (it must not be)."""
+    match = run.match
+    if match.decision is None:
+        raise ScenarioFailure("no decision is pending" + (" (the game is over)" if match.is_over else ""),
+                              None, aspan)
+    if "by" in step and match.current_player != step["by"] - 1:
+        raise ScenarioFailure(f"the decision is Player {match.current_player + 1}'s, not Player {step['by']}'s "
+                              f"(prompt: {match.decision.prompt})", None, run.marks.span(path + ("by",)))
+    if action == "choose":
+        try:
+            match.apply(_option_index(run, step["choose"], aspan))
+        except IllegalMove as exc:
+            raise ScenarioFailure(str(exc), None, aspan) from None
+        return
+    try:
+        i = _option_index(run, step["reject"], aspan)
+    except IllegalMove as exc:
+        if "error" in step and step["error"] not in str(exc):
+            raise ScenarioFailure(f"rejected, but with `{exc}`, not `{step['error']}`", None, aspan) from None
+        return
+    raise ScenarioFailure(f"`{match.legal_options[i].label}` was accepted as a legal option, "
+                          "but the scenario expects it to be rejected", None, aspan)
+
+
+def _expect(run: _Run, step: dict, path: tuple) -> None:
+    """`expect`: each expression (one or a list) is true now."""
+    match = run.match
+    texts = step["expect"] if isinstance(step["expect"], list) else [step["expect"]]
+    for k, text in enumerate(texts):
+        espan = run.marks.span(path + ("expect",) + ((k,) if isinstance(step["expect"], list) else ()))
+        expr, fn, nslots, res = compile_check(run, text, espan)
+        try:
+            value = fn(match.rt, [None] * max(nslots, 1))
+        except RulesRuntimeError as exc:
+            raise ScenarioFailure(f"`{text}` fails: {exc.message}", None, espan) from None
+        if not value:
+            raise ScenarioFailure(f"expected `{text}`, but it is false: "
+                                  f"{_explain(run, expr, res, nslots, text)}", None, espan)
+
+
 def _step(run: _Run, index: int, step: dict) -> None:
     match = run.match
     path = ("steps", index)
-    span = run.marks.span(path)
     actions = [k for k in step if k in ACTIONS and k != "note"]
     if not actions:
         return                              # a note: nothing to do
@@ -436,39 +476,9 @@ def _step(run: _Run, index: int, step: dict) -> None:
     if match.paused and action not in STATE_CHECKS:
         match.resume()                      # `at: start`: the game block begins with the first move
     if action in ("choose", "reject"):
-        if match.decision is None:
-            raise ScenarioFailure("no decision is pending" + (" (the game is over)" if match.is_over else ""),
-                                  None, aspan)
-        if "by" in step and match.current_player != step["by"] - 1:
-            raise ScenarioFailure(f"the decision is Player {match.current_player + 1}'s, not Player {step['by']}'s "
-                                  f"(prompt: {match.decision.prompt})", None, run.marks.span(path + ("by",)))
-        if action == "choose":
-            try:
-                match.apply(_option_index(run, step["choose"], aspan))
-            except IllegalMove as exc:
-                raise ScenarioFailure(str(exc), None, aspan) from None
-            return
-        try:
-            i = _option_index(run, step["reject"], aspan)
-        except IllegalMove as exc:
-            if "error" in step and step["error"] not in str(exc):
-                raise ScenarioFailure(f"rejected, but with `{exc}`, not `{step['error']}`", None, aspan) from None
-            return
-        raise ScenarioFailure(f"`{match.legal_options[i].label}` was accepted as a legal option, "
-                              "but the scenario expects it to be rejected", None, aspan)
+        return _answer(run, step, path, action, aspan)
     if action == "expect":
-        texts = step["expect"] if isinstance(step["expect"], list) else [step["expect"]]
-        for k, text in enumerate(texts):
-            espan = run.marks.span(path + ("expect",) + ((k,) if isinstance(step["expect"], list) else ()))
-            expr, fn, nslots, res = compile_check(run, text, espan)
-            try:
-                value = fn(match.rt, [None] * max(nslots, 1))
-            except RulesRuntimeError as exc:
-                raise ScenarioFailure(f"`{text}` fails: {exc.message}", None, espan) from None
-            if not value:
-                raise ScenarioFailure(f"expected `{text}`, but it is false: "
-                                      f"{_explain(run, expr, res, nslots, text)}", None, espan)
-        return
+        return _expect(run, step, path)
     if action.startswith("expect_options"):
         labels = [o.label for o in match.legal_options]
         want = step[action]

@@ -110,69 +110,7 @@ def create_app(table: Table | None = None, book: ReplayBook | None = None) -> St
             return JSONResponse(table.state(s))
 
     async def socket(websocket: WebSocket) -> None:
-        await websocket.accept()
-        s = seat_of(websocket.path_params["token"])
-        if s is None:
-            await websocket.send_json({"type": "error", "fatal": True, "message": "no seat at this address: "
-                                       "check the address printed by rulesvm serve"})
-            await websocket.close(code=CLOSE_UNKNOWN_SEAT)
-            return
-        origin = websocket.headers.get("origin")
-        if origin and urlsplit(origin).netloc != websocket.headers.get("host"):
-            await websocket.send_json({"type": "error", "fatal": True,
-                                       "message": "this table only talks to its own pages"})
-            await websocket.close(code=CLOSE_FORBIDDEN)
-            return
-        listener = table.connect(s)
-        await websocket.send_json(table.hello(s))
-
-        async def writer() -> None:
-            try:
-                while True:
-                    await listener.wake.wait()
-                    listener.wake.clear()
-                    while listener.outbox:
-                        await websocket.send_json(listener.outbox.pop(0))
-                    if listener.dirty:
-                        listener.dirty = False
-                        await websocket.send_json(table.state(s, listener))
-            except asyncio.CancelledError:
-                raise
-            except Exception:           # the page is gone (or a bug): end this connection, not the table
-                with contextlib.suppress(Exception):
-                    await websocket.close(code=1011)
-
-        task = asyncio.get_running_loop().create_task(writer())
-        table.kick()
-        try:
-            while True:
-                message = await websocket.receive()
-                if message["type"] == "websocket.disconnect":
-                    break
-                text = message.get("text")
-                error = None
-                if text is None:
-                    error = "send text (JSON), not binary data"
-                elif len(text) > MAX_MESSAGE:
-                    error = f"message too long ({len(text)} characters)"
-                else:
-                    try:
-                        data = json.loads(text)
-                    except ValueError:
-                        error = "not JSON: a page sends {\"type\": \"choose\", \"option\": N, \"serial\": S}"
-                    else:
-                        try:
-                            await table.handle(s, data)
-                        except Rejected as exc:
-                            error = str(exc)
-                if error is not None:
-                    listener.dirty = True       # the error, then the current state: the page is in step again
-                    listener.send({"type": "error", "message": error, "serial": table.version})
-        finally:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
-            table.disconnect(listener)
+        await _serve_seat(websocket, table)
 
     def replay_ok(token: str) -> bool:
         return book is not None and token == book.token
@@ -230,3 +168,72 @@ def create_app(table: Table | None = None, book: ReplayBook | None = None) -> St
     app = Starlette(routes=routes, lifespan=lifespan)
     app.add_middleware(SecurityHeaders)
     return app
+
+
+async def _serve_seat(websocket: WebSocket, table: Table | None) -> None:
+    """One seat's connection: its state as it changes, its choices to the table."""
+    await websocket.accept()
+    s = table.tokens.get(websocket.path_params["token"]) if table is not None else None
+    if s is None:
+        await websocket.send_json({"type": "error", "fatal": True, "message": "no seat at this address: "
+                                   "check the address printed by rulesvm serve"})
+        await websocket.close(code=CLOSE_UNKNOWN_SEAT)
+        return
+    origin = websocket.headers.get("origin")
+    if origin and urlsplit(origin).netloc != websocket.headers.get("host"):
+        await websocket.send_json({"type": "error", "fatal": True,
+                                   "message": "this table only talks to its own pages"})
+        await websocket.close(code=CLOSE_FORBIDDEN)
+        return
+    listener = table.connect(s)
+    await websocket.send_json(table.hello(s))
+
+    async def writer() -> None:
+        try:
+            while True:
+                await listener.wake.wait()
+                listener.wake.clear()
+                while listener.outbox:
+                    await websocket.send_json(listener.outbox.pop(0))
+                if listener.dirty:
+                    listener.dirty = False
+                    await websocket.send_json(table.state(s, listener))
+        except asyncio.CancelledError:
+            raise
+        except Exception:           # the page is gone (or a bug): end this connection, not the table
+            with contextlib.suppress(Exception):
+                await websocket.close(code=1011)
+
+    task = asyncio.get_running_loop().create_task(writer())
+    table.kick()
+    try:
+        while True:
+            message = await websocket.receive()
+            if message["type"] == "websocket.disconnect":
+                break
+            error = await _handle_message(table, s, message.get("text"))
+            if error is not None:
+                listener.dirty = True       # the error, then the current state: the page is in step again
+                listener.send({"type": "error", "message": error, "serial": table.version})
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await task
+        table.disconnect(listener)
+
+
+async def _handle_message(table: Table, seat: int, text: str | None) -> str | None:
+    """Hand a page's message to the table; what was wrong with it, or None."""
+    if text is None:
+        return "send text (JSON), not binary data"
+    if len(text) > MAX_MESSAGE:
+        return f"message too long ({len(text)} characters)"
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return "not JSON: a page sends {\"type\": \"choose\", \"option\": N, \"serial\": S}"
+    try:
+        await table.handle(seat, data)
+    except Rejected as exc:
+        return str(exc)
+    return None
