@@ -7,19 +7,27 @@ from __future__ import annotations
 import difflib
 import os
 import sys
-from typing import List, Optional
+from typing import TYPE_CHECKING, List, Optional
 
 import typer
 
 from rulesvm import api
-from rulesvm.analysis.diff import variant_diff
 from rulesvm.dsl.diagnostics import DiagnosticError
-from rulesvm.testing.scenario import find_scenarios, run_scenario
-from rulesvm.tooling import schemas
-from rulesvm.tooling.formatter import FormatError, format_file, format_text, write_atomically
 
 from .common import CARD_SET_OPT, GAME_ARG, SET_OPT, VARIANT_OPT, load, usage
+from .lazy import lazy
 from .render import Screen
+
+if TYPE_CHECKING:
+    from rulesvm.analysis import diff as variants_diff  # noqa: F401
+    from rulesvm.testing import scenario  # noqa: F401
+    from rulesvm.tooling import formatter, schemas  # noqa: F401
+
+# Each needed by one command only (see lazy.py).
+variants_diff = lazy("rulesvm.analysis.diff")
+scenario = lazy("rulesvm.testing.scenario")
+schemas = lazy("rulesvm.tooling.schemas")
+formatter = lazy("rulesvm.tooling.formatter")
 
 
 def validate(
@@ -98,12 +106,12 @@ def test_scenarios(
     for p in paths:
         if not os.path.exists(p):
             usage(screen, f"no such file or folder: {p}")
-    files = find_scenarios(paths)
+    files = scenario.find_scenarios(paths)
     if not files:
         usage(screen, "no scenario files (*.scenario.yaml) found in " + ", ".join(paths))
     passed = failed = 0
     for f in files:
-        result = run_scenario(f)
+        result = scenario.run_scenario(f)
         screen.scenario_line(os.path.relpath(f), result)
         passed += result.passed
         failed += not result.passed
@@ -123,7 +131,7 @@ def diff(
     if not os.path.exists(game):
         usage(screen, f"no such file: {game}")
     try:
-        data = variant_diff(game, variant, card_set or [])
+        data = variants_diff.variant_diff(game, variant, card_set or [])
     except DiagnosticError as exc:
         screen.diagnostics(exc.diagnostics)
         raise typer.Exit(1)
@@ -207,17 +215,17 @@ def fmt(
         try:
             if path == "-":
                 text = sys.stdin.read().replace("\r\n", "\n")
-                out = format_text(text, "<stdin>")
+                out = formatter.format_text(text, "<stdin>")
                 result = None
             else:
-                result = format_file(path)
+                result = formatter.format_file(path)
                 text, out = result.original, result.formatted
         except DiagnosticError as exc:
             screen.diagnostics(exc.diagnostics)
             screen.note(f"{path}: not formatted: fix the syntax errors first")
             failed += 1
             continue
-        except FormatError as exc:
+        except formatter.FormatError as exc:
             screen.error(f"{path}: cannot be formatted safely ({exc})",
                          "the file is unchanged; please report this to the rulesvm developers")
             failed += 1
@@ -238,7 +246,7 @@ def fmt(
             screen.path_line(path)
         if result is not None and not check and not show_diff:
             try:
-                write_atomically(path, out, result.newline)
+                formatter.write_atomically(path, out, result.newline)
             except OSError as exc:
                 screen.error(f"{path}: cannot write: {exc.strerror or exc}", "the file is unchanged")
                 failed += 1

@@ -7,7 +7,7 @@ play through `cli.human`; everything shown goes through `cli.render`.
 from __future__ import annotations
 
 import secrets
-from typing import List, Optional
+from typing import TYPE_CHECKING, List, Optional
 
 import typer
 
@@ -15,12 +15,17 @@ from rulesvm import api, saves
 from rulesvm.dsl.diagnostics import DiagnosticError
 from rulesvm.interpreter import RulesRuntimeError
 from rulesvm.interpreter.agents import AgentSpecError
-from rulesvm.tooling.replay import ReplayMismatch, game_for_log, read_log, replay as run_replay
 
 from .common import (CARD_SET_OPT, GAME_ARG, SET_OPT, VARIANT_OPT, JsonlLog, check_writable, load, log_header,
                      parse_seat, player_count, read_hands, seat_pairs, usage)
 from .human import HumanAgent, QuitGame
+from .lazy import lazy
 from .render import Screen
+
+if TYPE_CHECKING:
+    from rulesvm.tooling import replay as logs  # noqa: F401
+
+logs = lazy("rulesvm.tooling.replay")        # `replay` alone needs it (see lazy.py)
 
 
 def run(
@@ -208,8 +213,8 @@ def replay(
     screen = Screen(quiet=quiet)
     check_writable(screen, log, force, "log")
     try:
-        logged = read_log(log_file)
-        g = game_for_log(logged, game)
+        logged = logs.read_log(log_file)
+        g = logs.game_for_log(logged, game)
     except DiagnosticError as exc:
         screen.diagnostics(exc.diagnostics)
         raise typer.Exit(1)
@@ -232,8 +237,8 @@ def replay(
         elif record["type"] in ("log", "start"):
             screen.event(record, viewer)
     try:
-        match = run_replay(logged, g, to, sink)
-    except ReplayMismatch as exc:
+        match = logs.replay(logged, g, to, sink)
+    except logs.ReplayMismatch as exc:
         screen.error(f"{exc.decision and f'decision {exc.decision}: '}{exc.message}",
                      "the rules changed since the log was written")
         raise typer.Exit(1)

@@ -9,12 +9,20 @@ from __future__ import annotations
 import json
 import sys
 
+from typing import TYPE_CHECKING
+
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from rulesvm.analysis.report import summary_tables
 from rulesvm.dsl.diagnostics import render as render_diagnostic
+
+from .lazy import lazy
+
+if TYPE_CHECKING:
+    from rulesvm.analysis import report  # noqa: F401
+
+report = lazy("rulesvm.analysis.report")     # a simulation's tables: `simulate` alone needs it (see lazy.py)
 
 
 class Screen:
@@ -113,7 +121,7 @@ class Screen:
             fp = summary["first_player"]
             o.print(f"first player: wins {fp['seat1_win_rate']:.3f} against a fair share of {fp['fair_share']:.3f} "
                     f"(advantage {fp['advantage']:+.3f})")
-        for name, head, rows in summary_tables(summary):
+        for name, head, rows in report.summary_tables(summary):
             if name == "Cards" and len(rows) > 15:
                 rows = rows[:15]
                 name += " (15 most used; --json or --report for all)"

@@ -18,22 +18,29 @@ import socket
 import sys
 import threading
 import webbrowser
-from typing import List, Optional
+from typing import TYPE_CHECKING, List, Optional
 
 import typer
-import uvicorn
 from rich.text import Text
 
 from rulesvm.dsl.diagnostics import DiagnosticError
 from rulesvm.interpreter import RulesRuntimeError
 from rulesvm.interpreter.agents import AgentSpecError, make_agent
-from rulesvm.tooling.replay import game_for_log, read_log
-from rulesvm.web.replay import ReplayBook
-from rulesvm.web.server import create_app
-from rulesvm.web.table import Table
 
 from .common import JsonlLog, check_writable, load, log_header, parse_seat, player_count, read_hands, seat_pairs, usage
+from .lazy import lazy
 from .render import Screen
+
+if TYPE_CHECKING:
+    import uvicorn  # noqa: F401
+    from rulesvm.tooling import replay as logs  # noqa: F401
+    from rulesvm.web import replay as web_replay, server, table as web_table  # noqa: F401
+
+uvicorn = lazy("uvicorn")                                 # the web table's server: `serve` alone needs it
+logs = lazy("rulesvm.tooling.replay")
+web_replay = lazy("rulesvm.web.replay")
+server = lazy("rulesvm.web.server")
+web_table = lazy("rulesvm.web.table")
 
 
 def _url_host(host: str) -> str:
@@ -186,7 +193,7 @@ def _serve_game(screen, game, players, seed, bots, agent, host, port, no_browser
             log_writer.fh.flush()       # the log is complete up to the last move, even if the table is killed
 
     try:
-        table = Table(g, n, seed, specs, record=record if log_writer else None, bot_delay=bot_delay,
+        table = web_table.Table(g, n, seed, specs, record=record if log_writer else None, bot_delay=bot_delay,
                       undo=not no_undo, hands=hands)
     except RulesRuntimeError as exc:
         sock.close()
@@ -227,7 +234,7 @@ def _serve_game(screen, game, players, seed, bots, agent, host, port, no_browser
     if not no_browser:
         _open_browser(first or f"{base}/seat/{table.seat_token[0]}")
     try:
-        _run_server(create_app(table), sock)
+        _run_server(server.create_app(table), sock)
     finally:
         if log_writer is not None:
             log_writer.close()
@@ -238,9 +245,9 @@ def _serve_replay(screen, path, game, host, port, no_browser) -> None:
     if game is not None and not os.path.exists(game):
         usage(screen, f"no such file: {game}")
     try:
-        logged = read_log(path)
-        g = game_for_log(logged, game)
-        book = ReplayBook(logged, g)
+        logged = logs.read_log(path)
+        g = logs.game_for_log(logged, game)
+        book = web_replay.ReplayBook(logged, g)
     except DiagnosticError as exc:
         screen.diagnostics(exc.diagnostics)
         raise typer.Exit(1)
@@ -262,6 +269,6 @@ def _serve_replay(screen, path, game, host, port, no_browser) -> None:
     if not no_browser:
         _open_browser(url)
     try:
-        _run_server(create_app(book=book), sock)
+        _run_server(server.create_app(book=book), sock)
     finally:
         screen.note("Replay closed.")

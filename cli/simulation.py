@@ -8,19 +8,25 @@ from __future__ import annotations
 import csv as csvmod
 import os
 import time
-from typing import List, Optional
+from typing import TYPE_CHECKING, List, Optional
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-from rulesvm.analysis import report as rep
-from rulesvm.analysis.report import compare as compare_runs
-from rulesvm.analysis.simulate import SimConfig, simulate as run_games
 from rulesvm.dsl.diagnostics import DiagnosticError
 from rulesvm.interpreter.agents import AgentSpecError, make_agent, registered_agents, split_agent_list
 
 from .common import CARD_SET_OPT, GAME_ARG, SET_OPT, VARIANT_OPT, check_writable, usage
+from .lazy import lazy
 from .render import Screen
+
+if TYPE_CHECKING:
+    from rich import progress  # noqa: F401
+    from rulesvm.analysis import report as rep, simulate as sim  # noqa: F401
+
+# What only `simulate` and `compare` need (see lazy.py).
+progress = lazy("rich.progress")
+rep = lazy("rulesvm.analysis.report")
+sim = lazy("rulesvm.analysis.simulate")
 
 
 def _sim_config(screen, game, n, players, agents_text, variant, set_, seed, card_set, max_steps,
@@ -37,26 +43,26 @@ def _sim_config(screen, game, n, players, agents_text, variant, set_, seed, card
             make_agent(spec, 0)
         except AgentSpecError as exc:
             usage(screen, str(exc))
-    return SimConfig(game=game, n=n, players=players, agents=agents_list, seed=seed, variants=tuple(variant or ()),
+    return sim.SimConfig(game=game, n=n, players=players, agents=agents_list, seed=seed, variants=tuple(variant or ()),
                      card_sets=tuple(card_set or ()), set_pairs=tuple(set_ or ()), max_steps=max_steps,
                      max_decisions=max_decisions)
 
 
 def _run_simulation(screen, config, jobs, backend, scheduler, quiet, label=""):
-    progress = Progress(TextColumn(f"[bold]{label or 'simulating'}"), BarColumn(), MofNCompleteColumn(),
-                        TextColumn("{task.fields[rate]} games/s"), TimeRemainingColumn(),
-                        console=screen.err, disable=quiet, transient=True)
+    bar = progress.Progress(progress.TextColumn(f"[bold]{label or 'simulating'}"), progress.BarColumn(),
+                           progress.MofNCompleteColumn(), progress.TextColumn("{task.fields[rate]} games/s"),
+                           progress.TimeRemainingColumn(), console=screen.err, disable=quiet, transient=True)
     started = [None]
-    with progress:
-        task = progress.add_task("games", total=config.n, rate="-")
+    with bar:
+        task = bar.add_task("games", total=config.n, rate="-")
 
         def on_progress(done, total):
             if started[0] is None:
                 started[0] = time.perf_counter()
             elapsed = max(time.perf_counter() - started[0], 1e-9)
-            progress.update(task, completed=done, rate=f"{done / elapsed:.0f}")
+            bar.update(task, completed=done, rate=f"{done / elapsed:.0f}")
         try:
-            return run_games(config, jobs=jobs, backend=backend, scheduler=scheduler, progress=on_progress)
+            return sim.simulate(config, jobs=jobs, backend=backend, scheduler=scheduler, progress=on_progress)
         except DiagnosticError as exc:
             screen.diagnostics(exc.diagnostics)
             raise typer.Exit(1)
@@ -171,7 +177,7 @@ def compare(
     for v in variant:
         cfg = _sim_config(screen, game, n, players, agents_text, [v], set_, seed, [], None)
         others.append(_run_simulation(screen, cfg, jobs, backend, scheduler, quiet or as_json, v))
-    data = compare_runs(base, others)
+    data = rep.compare(base, others)
     if as_json:
         screen.json(data)
     else:
