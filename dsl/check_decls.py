@@ -94,6 +94,14 @@ class DeclarationPass:
             fields[f.name] = FieldDef(f.name, t, default, has_default, f.span)
         self.kinds[d.name] = KindDef(d.name, fields, d.span)
 
+    def _visible_modifier(self, mods) -> str | None:
+        """The value of a `visible(all|owner)` modifier; None when malformed (reported here)."""
+        args = mods["visible"].args
+        if len(args) != 1:
+            self.r.error("E305", "`visible` takes one argument: `all` or `owner`", mods["visible"].span)
+            return None
+        return self._symbol(args[0], ("all", "owner"), "`visible`") or "all"
+
     def _symbol(self, expr: A.Expr, allowed: tuple, what: str) -> str | None:
         if isinstance(expr, A.Name) and expr.id in allowed:
             return expr.id
@@ -117,15 +125,9 @@ class DeclarationPass:
         if not self._claim(d.name, "zone", d.span):
             return
         mods = self._modifiers(d.modifiers, ZONE_MODIFIERS, "zone")
-        visible = "all"
-        if "hidden" in mods:
-            visible = "none"
+        visible = "none" if "hidden" in mods else "all"
         if "visible" in mods:
-            args = mods["visible"].args
-            if len(args) != 1:
-                self.r.error("E305", "`visible` takes one argument: `all` or `owner`", mods["visible"].span)
-            else:
-                visible = self._symbol(args[0], ("all", "owner"), "`visible`") or "all"
+            visible = self._visible_modifier(mods) or visible
             if "hidden" in mods:
                 self.r.error("E205", "a zone cannot be both `hidden` and `visible`", mods["visible"].span)
         facedown = "none"
@@ -173,11 +175,7 @@ class DeclarationPass:
             scope = "card"
         visible = "all"
         if "visible" in mods:
-            args = mods["visible"].args
-            if len(args) != 1:
-                self.r.error("E305", "`visible` takes one argument: `all` or `owner`", mods["visible"].span)
-            else:
-                visible = self._symbol(args[0], ("all", "owner"), "`visible`") or "all"
+            visible = self._visible_modifier(mods) or visible
             if visible == "owner" and scope != "player":
                 self.r.error("E205", "`visible(owner)` applies to `per_player` variables", mods["visible"].span)
         if scope == "player" and d.name in PLAYER_PROPERTIES or scope == "card" and d.name in CARD_PROPERTIES:

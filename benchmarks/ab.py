@@ -1,0 +1,102 @@
+"""A/B of two checkouts in one process: random games per second of each launch game.
+
+Loads the rulesvm of another checkout (A, e.g. a worktree of an older commit) and this one
+(B) into one Python process, then plays the same seeded random games with each, in
+alternating batches (so a drift of the machine's speed hits both alike), and prints the
+median microseconds per game and the ratio B/A. Both must play the same games: the games'
+result digests are compared too.
+
+    git worktree add /tmp/before <commit>
+    .venv/bin/python benchmarks/ab.py /tmp/before                  # every launch game
+    .venv/bin/python benchmarks/ab.py /tmp/before --games giant_king --reps 9
+
+A checkout from before the packaging rule (its `rulesvm.dsl` mapped from `dsl/` by an
+install) is given a temporary folder of links, so it can be compared as well.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import random
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+GAMES = ("giant_king", "mach_struggle", "alien_attack", "birthdays_fight", "ufo_abduction")
+
+
+def importable_root(checkout: str, scratch: str) -> str:
+    """A folder from which `import rulesvm.dsl` finds the checkout's code."""
+    if os.path.isdir(os.path.join(checkout, "rulesvm", "dsl")):
+        return checkout
+    shim = os.path.join(scratch, "rulesvm")
+    shutil.copytree(os.path.join(checkout, "rulesvm"), shim)
+    for name in ("dsl", "interpreter", "cli"):
+        os.symlink(os.path.join(checkout, name), os.path.join(shim, name))
+    return scratch
+
+
+def load_api(root: str):
+    """The `rulesvm.api` of the checkout at `root`, loaded fresh (whatever rulesvm was loaded before)."""
+    for name in list(sys.modules):
+        if name == "rulesvm" or name.startswith("rulesvm."):
+            del sys.modules[name]
+    sys.path.insert(0, root)
+    try:
+        import rulesvm.api as api
+    finally:
+        sys.path.remove(root)
+    return api
+
+
+def batch(api, game, seeds) -> tuple[float, str]:
+    """Microseconds per random game over `seeds`, and a digest of their results."""
+    h = hashlib.sha256()
+    start = time.perf_counter()
+    for s in seeds:
+        match = api.new_game(game, None, s)
+        rng = random.Random(s)
+        while not match.is_over:
+            match.apply(rng.randrange(len(match.legal_options)))
+        h.update(json.dumps(match.result, sort_keys=True).encode())
+    return (time.perf_counter() - start) / len(seeds) * 1e6, h.hexdigest()
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("other", help="the checkout to compare with (A)")
+    ap.add_argument("--games", nargs="*", default=list(GAMES))
+    ap.add_argument("--reps", type=int, default=7, help="batches of each side")
+    ap.add_argument("--batch", type=int, default=100, help="games in a batch")
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as scratch:
+        sides = {}
+        # Each side loads its games before the next side's rulesvm replaces it in sys.modules.
+        for label, checkout in (("A", os.path.abspath(args.other)), ("B", ROOT)):
+            api = load_api(importable_root(checkout, os.path.join(scratch, label)))
+            sides[label] = (api, {g: api.load_game(os.path.join(ROOT, "games", f"{g}.yaml")) for g in args.games})
+        print(f"A = {args.other}, B = {ROOT}; median µs per random game over {args.reps} batches of {args.batch}")
+        for g in args.games:
+            times: dict = {"A": [], "B": []}
+            for rep in range(args.reps):
+                seeds = range(rep * args.batch, (rep + 1) * args.batch)
+                digests = set()
+                for label in (("A", "B") if rep % 2 == 0 else ("B", "A")):
+                    api, games = sides[label]
+                    us, digest = batch(api, games[g], seeds)
+                    times[label].append(us)
+                    digests.add(digest)
+                if len(digests) != 1:
+                    print(f"{g}: the two sides play different games (seeds {seeds.start}..{seeds.stop - 1})")
+            a, b = statistics.median(times["A"]), statistics.median(times["B"])
+            print(f"{g:18} A {a:8.0f} µs   B {b:8.0f} µs   B/A {b / a:.3f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
