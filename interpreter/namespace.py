@@ -8,6 +8,7 @@ defines the source in the namespace and keeps it for debugging.
 from __future__ import annotations
 
 import itertools
+import warnings
 
 
 class Unsupported(Exception):
@@ -39,7 +40,11 @@ class Namespace:
         Source Python cannot compile (an expression nested deeper than its parser allows)
         raises Unsupported."""
         try:
-            compiled = compile(code, filename, "exec")
+            with warnings.catch_warnings():
+                # `5 == none` is written `5 is None`: Python's warning about comparing a
+                # literal with `is` would speak of code the designer never wrote.
+                warnings.simplefilter("ignore", SyntaxWarning)
+                compiled = compile(code, filename, "exec")
         except (SyntaxError, RecursionError, MemoryError) as exc:
             raise Unsupported(f"Python cannot compile the generated code: {exc}") from None
         self.sources.append(code)

@@ -469,3 +469,17 @@ def test_bodies_with_their_own_frame_keep_variables_in_python_locals(tmp_path):
                              info.value.code, info.value.message, str(info.value.span)))
         assert outcomes[0] == outcomes[1]
         assert outcomes[0][2:4] == ("R008", "cannot set `.played` of none")
+
+
+def test_generated_code_compiles_without_python_warnings(tmp_path):
+    """A literal compared with none (`5 == none`) is written `5 is None`, about which Python
+    would warn on the designer's terminal (found by the 2036 fuzz campaign)."""
+    import warnings
+    rules = "var x: int = 0\ngame {\n  if 5 == none or \"a\" != none { x = 1 }\n  end_game(scores: [x])\n}\n"
+    path = write_game(tmp_path, rules)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        game = api.load_game(path)
+        match = api.new_game(game, 1, 0)
+    assert match.result["scores"] == {"1": 1}
+    assert any("(5 is None)" in s for s in game.program.sources)      # written as source, not left to the closures
