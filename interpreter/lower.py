@@ -34,7 +34,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rulesvm.dsl import ast as A
-from rulesvm.dsl.primitives import DECISION_PRIMITIVES, MOVING_PRIMITIVES
+from rulesvm.dsl.primitives import ABILITY_PRIMITIVES, DECISION_PRIMITIVES, MOVING_PRIMITIVES
 
 from .runtime import rule_name
 
@@ -131,7 +131,7 @@ def _stmt_suspends(res, s, evented, abilities_suspend, suspending) -> bool:
                 return True
             if kind[0] == "prim":
                 name = kind[1]
-                return name in DECISION_PRIMITIVES or (name == "use" and abilities_suspend) or \
+                return name in DECISION_PRIMITIVES or (name in ABILITY_PRIMITIVES and abilities_suspend) or \
                     (name in MOVING_PRIMITIVES and "moved" in evented)
         return False
     if isinstance(s, A.Emit):
@@ -298,13 +298,13 @@ class _Builder:
         if kind[0] == "proc":
             self.add("call", call.span, proc=kind[1], args=tuple(kind[2]),
                      params=tuple(self.m.procs[kind[1]].params), slot=slot)
-        elif kind[1] in DECISION_PRIMITIVES and kind[1] == "choose":
+        elif kind[1] == "choose":                 # the language's two decisions: one pick...
             self.add("decide", call.span, node=call, args=tuple(kind[2]), slot=slot)
-        elif kind[1] in DECISION_PRIMITIVES:
+        elif kind[1] in DECISION_PRIMITIVES:      # ...or several (`choose_many`), one decision each
             work = self.scratch()
             self.add("decide_many_init", call.span, slot=work)
             self.add("decide_many", call.span, node=call, args=tuple(kind[2]), work=work, slot=slot)
-        elif kind[1] == "use":
+        elif kind[1] in ABILITY_PRIMITIVES:
             self.add("use", call.span, args=tuple(kind[2]))
         else:   # a move that fires triggers: they run before the next instruction
             index = self.add("prim", call.span, node=call, args=tuple(kind[2]), slot=slot,
