@@ -12,10 +12,11 @@ import sys
 from typing import TYPE_CHECKING
 
 from rich.console import Console
+from rich.segment import Segment
 from rich.table import Table
 from rich.text import Text
 
-from rulesvm.dsl.diagnostics import render as render_diagnostic
+from rulesvm.dsl.diagnostics import printable, render as render_diagnostic
 
 from .lazy import lazy
 
@@ -25,12 +26,22 @@ if TYPE_CHECKING:
 report = lazy("rulesvm.analysis.report")     # a simulation's tables: `simulate` alone needs it (see lazy.py)
 
 
+class _SafeConsole(Console):
+    """A console that shows control characters in what it prints as `\\xNN`: a card or game
+    name (or a save's path) cannot retitle the window, clear the screen or write the
+    clipboard. Rich's own styling is not text and passes (control segments are rich's too)."""
+
+    def _render_buffer(self, buffer) -> str:
+        return super()._render_buffer(segment if segment.control else Segment(printable(segment.text), segment.style)
+                                      for segment in buffer)
+
+
 class Screen:
     """The two output streams of a command: `out` (results) and `log` (the game's story)."""
 
     def __init__(self, log_to_stderr: bool = False, quiet: bool = False, color: bool | None = None):
-        self.out = Console(highlight=False, soft_wrap=True, markup=False)
-        self.err = Console(stderr=True, highlight=False, soft_wrap=True, markup=False)
+        self.out = _SafeConsole(highlight=False, soft_wrap=True, markup=False)
+        self.err = _SafeConsole(stderr=True, highlight=False, soft_wrap=True, markup=False)
         self.log_console = self.err if log_to_stderr else self.out
         self.quiet = quiet
 

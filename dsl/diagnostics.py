@@ -13,6 +13,8 @@ a message, a `Span` in the designer's file, and an optional hint. `render` print
 from __future__ import annotations
 
 import difflib
+import os
+import stat
 from dataclasses import dataclass, field
 
 
@@ -89,12 +91,41 @@ def did_you_mean(name: str, candidates) -> str | None:
     return f"did you mean `{close[0]}`?" if close else None
 
 
+# The most characters of a source line shown under a diagnostic: a longer line is shown as
+# a window around the column (a minified or hostile file must not flood the terminal).
+SHOWN_LINE = 120
+# The most bytes a file may have to be read again for its lines (the loaders' own cap).
+_READ_CAP = 8 * 1024 * 1024
+
+
+def printable(text: str) -> str:
+    """Text safe to print on a terminal: control characters (escape sequences that could
+    retitle the window, clear the screen or write the clipboard, a carriage return that
+    overwrites the line) are shown as `\\xNN`; tabs and line ends stay."""
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() or ch in "\t\n" else f"\\x{ord(ch):02x}" if ord(ch) < 256
+                   else f"\\u{ord(ch):04x}" for ch in text)
+
+
+def _readable(path: str) -> bool:
+    """A regular file of a sane size: never a FIFO (which would block), a device (endless) or
+    a file of /proc (which says size 0 and holds secrets such as the environment)."""
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return False
+    return stat.S_ISREG(st.st_mode) and 0 < st.st_size <= _READ_CAP
+
+
 def _source_line(sources: dict, span: Span) -> str | None:
     text = sources.get(span.file)
     if text is None:
+        if not _readable(span.file):
+            return None
         try:
             with open(span.file, encoding="utf-8") as fh:
-                text = fh.read()
+                text = fh.read(_READ_CAP + 1)
         except (OSError, UnicodeDecodeError, ValueError):
             return None
         sources[span.file] = text
@@ -104,10 +135,25 @@ def _source_line(sources: dict, span: Span) -> str | None:
     return None
 
 
+def _window(line: str, col: int, width: int) -> tuple[str, int, int]:
+    """The part of a long line around column `col` (1-based), and the caret's new column and
+    width in it."""
+    line = line.rstrip()
+    if len(line) <= SHOWN_LINE:
+        return line, col, width
+    start = max(0, min(col - 1 - SHOWN_LINE // 3, len(line) - SHOWN_LINE))
+    shown = line[start:start + SHOWN_LINE]
+    head = "..." if start > 0 else ""
+    tail = "..." if start + SHOWN_LINE < len(line) else ""
+    col = col - start + len(head)
+    return head + shown + tail, col, max(1, min(width, len(head) + len(shown) - col + 1))
+
+
 def render(diag: Diagnostic, sources: dict | None = None) -> str:
     """One diagnostic as text: the location line, the source line with a caret, the hint."""
     sources = {} if sources is None else sources
-    out = [f"{diag.span.file}:{diag.span.line}:{diag.span.col}: {diag.severity}[{diag.code}]: {diag.message}"]
+    out = [printable(f"{diag.span.file}:{diag.span.line}:{diag.span.col}: {diag.severity}[{diag.code}]: "
+                     f"{diag.message}")]
     line = _source_line(sources, diag.span) if diag.span.line > 0 else None
     if line is not None:
         num = str(diag.span.line)
@@ -117,12 +163,15 @@ def render(diag: Diagnostic, sources: dict | None = None) -> str:
             width = diag.span.end_col - diag.span.col
         col = max(diag.span.col, 1)
         width = max(1, min(width, len(line) - col + 1))
-        out.append(f" {num} | {line.rstrip()}")
-        out.append(f" {pad} | {' ' * (col - 1)}{'^' * width}")
+        line, col, width = _window(line, col, width)
+        # Control characters are widened when shown: widen the caret's offset alike.
+        before = printable(line[:col - 1])
+        out.append(f" {num} | {printable(line)}")
+        out.append(f" {pad} | {' ' * len(before)}{'^' * len(printable(line[col - 1:col - 1 + width]) or '^')}")
     if diag.hint:
-        out.append(f"   = hint: {diag.hint}")
+        out.append(printable(f"   = hint: {diag.hint}"))
     for message, span in diag.notes:
-        out.append(f"   = note: {span.file}:{span.line}:{span.col}: {message}")
+        out.append(printable(f"   = note: {span.file}:{span.line}:{span.col}: {message}"))
     return "\n".join(out)
 
 

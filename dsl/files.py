@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 
 from .diagnostics import Diagnostic, DiagnosticError, Span
-from .yaml_loader import MAX_BYTES, decode_text
+from .yaml_loader import NotRegularFile, decode_text, read_bytes
 
 
 def display_path(path: str) -> str:
@@ -49,10 +49,12 @@ def resolve_inside(base_dir: str, name: str, span: Span, what: str, folder: str 
 
 
 def read_text(path: str, display: str, span: Span) -> str:
-    """A rules file's text, at most MAX_BYTES; a file that cannot be read is E005 at `span`."""
+    """A rules file's text (at most the loaders' MAX_BYTES); a file that cannot be read, or that is not
+    a regular file, is E005 at `span`."""
     try:
-        with open(path, "rb") as fh:
-            raw = fh.read(MAX_BYTES + 1)
+        raw = read_bytes(path)
+    except NotRegularFile as exc:
+        raise DiagnosticError([Diagnostic("E005", f"not a regular file ({exc}): {display}", span)]) from None
     except FileNotFoundError:
         raise DiagnosticError([Diagnostic("E005", f"file not found: {display}", span)]) from None
     except IsADirectoryError:

@@ -336,7 +336,14 @@ class _Builder(Transformer):
 
     @v_args(meta=True)
     def int_lit(self, meta, c):
-        return A.IntLit(self._span(meta), int(c[0]))
+        digits = str(c[0])
+        if len(digits) > MAX_INT_DIGITS:
+            # Python would refuse (over 4,300 digits) or compute slowly with it; no game needs it.
+            self.errors.append(Diagnostic("E106", f"an integer of {len(digits):,} digits: numbers in rules have at "
+                                          f"most {MAX_INT_DIGITS} digits", self._span(meta),
+                                          "a number this large is a mistake (or an attempt to slow rulesvm down)"))
+            return A.IntLit(self._span(meta), 0)
+        return A.IntLit(self._span(meta), int(digits))
 
     @v_args(meta=True)
     def str_lit(self, meta, c):
@@ -550,6 +557,9 @@ MAX_SYNTAX_ERRORS = 50
 # parsing recurse once per level or more, and Python's stack is finite: past this, E105.
 # Rules written by hand stay far below it (the launch games: under 30).
 MAX_NESTING = 200
+# The most digits an integer literal may have (int64 holds 18): larger numbers are mistakes,
+# and Python refuses to read more than 4,300 digits at all.
+MAX_INT_DIGITS = 18
 
 
 def _check_nesting(tree, path: str) -> None:

@@ -15,6 +15,9 @@ from .yaml_loader import Marks
 
 ID_PATTERN = r"^[A-Za-z_][A-Za-z0-9_.-]*$"
 NAME_PATTERN = r"^[A-Za-z_][A-Za-z0-9_]*$"
+# The most a game file may raise its step limit to: a hostile file cannot make a runaway
+# loop run for hours (ten million steps take seconds). Documented in docs/language.md.
+MAX_STEPS = 10_000_000
 
 LOCALIZED_TEXT = {
     "oneOf": [
@@ -122,7 +125,8 @@ GAME_SCHEMA = {
         "variants": {"type": "object", "additionalProperties": {"type": "string"},
                      "propertyNames": {"type": "string", "pattern": NAME_PATTERN}},
         "layout": LAYOUT_SCHEMA,
-        "max_steps": {"type": "integer", "minimum": 1000},
+        "max_steps": {"type": "integer", "minimum": 1000, "maximum": MAX_STEPS,
+                      "description": f"the step limit of a rule that never asks a decision (1,000 to {MAX_STEPS:,})"},
         "hands": {
             "type": "object", "required": ["zone"], "additionalProperties": False,
             "description": "cards each player brings, chosen before the game (`rulesvm run --hand SEAT=FILE`)",

@@ -9,16 +9,19 @@ files and alias bombs are reported as diagnostics instead of being silently acce
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import dataclasses
+import os
 import re
+import stat
+from dataclasses import dataclass, field
 
 import yaml
 
 from .diagnostics import Diagnostic, DiagnosticError, Span
 
 MAX_BYTES = 8 * 1024 * 1024
+# The most digits of an integer in a game file (as in the rules: dsl/parser.py).
+MAX_INT_DIGITS = 18
 MAX_NODES = 200_000
 MAX_DEPTH = 64
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -146,12 +149,41 @@ def _too_deep(text: str, file: str) -> Diagnostic:
     return Diagnostic("E003", f"YAML nests deeper than {MAX_DEPTH} levels", Span(file, 1, 1))
 
 
+class NotRegularFile(OSError):
+    """A path naming a FIFO, a device or a socket: reading it could block or never end."""
+
+
+def read_bytes(path: str, limit: int | None = None) -> bytes:
+    """A regular file's bytes, at most `limit` + 1 (MAX_BYTES by default; the caller reports a
+    larger file).
+
+    The file is opened without blocking and checked before any read: a FIFO (which would
+    wait for a writer), a device (`/dev/zero` never ends) or a socket is NotRegularFile.
+    """
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(path)
+        if not stat.S_ISREG(mode):
+            kind = "a FIFO" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode) else "a device"
+            raise NotRegularFile(kind)
+        with os.fdopen(fd, "rb") as fh:
+            fd = -1
+            return fh.read((MAX_BYTES if limit is None else limit) + 1)
+    finally:
+        if fd >= 0:
+            os.close(fd)
+
+
 def load_yaml_file(path: str, display: str | None = None) -> tuple[object, Marks, str]:
     """Read and parse a YAML file; returns (data, marks, text)."""
     display = display or path
     try:
-        with open(path, "rb") as fh:
-            raw = fh.read(MAX_BYTES + 1)
+        raw = read_bytes(path)
+    except NotRegularFile as exc:
+        raise DiagnosticError([Diagnostic("E005", f"not a regular file ({exc}): {display}",
+                                          Span(display, 0, 0))]) from None
     except FileNotFoundError:
         raise DiagnosticError([Diagnostic("E005", f"file not found: {display}", Span(display, 0, 0))]) from None
     except IsADirectoryError:
@@ -244,6 +276,11 @@ def _convert(node, path, marks: Marks, errors, budget, depth):
         if node.tag in ("tag:yaml.org,2002:str", "tag:yaml.org,2002:timestamp"):
             return node.value
         errors.append(_tag_error(marks.file, node))
+        return None
+    if node.tag == "tag:yaml.org,2002:int" and sum(ch.isdigit() for ch in node.value) > MAX_INT_DIGITS:
+        errors.append(Diagnostic("E003", f"an integer of {sum(ch.isdigit() for ch in node.value):,} digits: "
+                                 f"numbers in game files have at most {MAX_INT_DIGITS} digits",
+                                 _span(marks.file, node), "a number this large is a mistake"))
         return None
     try:
         return constructor(yaml.SafeLoader(""), node)

@@ -10,6 +10,8 @@ from __future__ import annotations
 import hashlib
 import json
 
+from rulesvm.dsl.schema import MAX_STEPS
+
 from .program import Tables, ZoneInfo
 
 
@@ -59,7 +61,7 @@ def build_tables(model, options: dict) -> Tables:
         card_defs=tuple(card_defs), card_by_id={iid: i for i, iid in enumerate(card_ids)}, face_fields=face_fields,
         face_names=face_names if any(face_names) else None, zones=tuple(zones), zone_names=tuple(zone_names),
         zone_owner=tuple(zone_owner), zone_info=tuple(zone_info), nzones=len(zone_names),
-        fingerprint=model.fingerprint, max_steps=model.max_steps,
+        fingerprint=model.fingerprint, max_steps=min(model.max_steps, MAX_STEPS),
         card_fingerprint=_card_fingerprint(card_ids, card_kinds, card_defs), card_backs=card_backs,
         many_backs=len(set(card_backs)) > 1, compact_family=tuple(compact_family), has_compact=bool(families))
 

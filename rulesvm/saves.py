@@ -9,12 +9,15 @@ a save from other game files is E021, never a crash.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import tempfile
 
 from rulesvm import api
 from rulesvm.dsl.diagnostics import Diagnostic, DiagnosticError, Span
 from rulesvm.dsl.loader import display_path
+from rulesvm.dsl.yaml_loader import NotRegularFile, read_bytes
 from rulesvm.interpreter import Match
 
 SAVE_KIND = "rulesvm-save"
@@ -31,10 +34,18 @@ def save_match(match: Match, game: api.Game, path: str, agents: dict | None = No
             "agents": {str(s + 1): spec for s, spec in (specs or {}).items()},
             "agent_states": {str(s + 1): a.get_state() for s, a in (agents or {}).items()
                              if a.get_state() is not None}}
-    tmp = path + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as fh:
-        json.dump(data, fh, ensure_ascii=False, indent=1, sort_keys=True)
-    os.replace(tmp, path)
+    # A fresh temporary file beside the save (never a fixed name, which a planted link could
+    # redirect), renamed over it at once: a save is whole or not there.
+    fd, tmp = tempfile.mkstemp(prefix=os.path.basename(path) + ".", suffix=".tmp",
+                               dir=os.path.dirname(os.path.abspath(path)))
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(data, fh, ensure_ascii=False, indent=1, sort_keys=True)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
 
 
 def load_saved(path: str, sink=None, debug: bool = False) -> tuple[api.Game, Match, dict]:
@@ -45,8 +56,9 @@ def load_saved(path: str, sink=None, debug: bool = False) -> tuple[api.Game, Mat
     """
     shown = display_path(path)
     try:
-        with open(path, "rb") as fh:
-            raw = fh.read(MAX_SAVE_BYTES + 1)
+        raw = read_bytes(path, MAX_SAVE_BYTES)
+    except NotRegularFile as exc:
+        raise DiagnosticError([Diagnostic("E005", f"not a regular file ({exc}): {shown}", Span(shown, 0, 0))]) from None
     except FileNotFoundError:
         raise DiagnosticError([Diagnostic("E005", f"file not found: {shown}", Span(shown, 0, 0))]) from None
     except IsADirectoryError:
