@@ -108,7 +108,9 @@ def simulate(
 ) -> None:
     """Play many games with bots and report win rates, lengths, coverage, card use and design metrics.
 
-    Ctrl-C stops early and reports the games finished so far.
+    Ctrl-C stops early and reports the games finished so far. Exit 1 when any game failed (a
+    runtime error, or unfinished at --max-decisions): the summary of the others is printed,
+    and each failed game is listed with its seed.
     """
     screen = Screen(quiet=quiet)
     for path, what in ((csv, "CSV"), (plot, "plot"), (report, "report")):
@@ -127,6 +129,13 @@ def simulate(
         screen.simulation(summary)
     if summary["interrupted"]:
         screen.note(f"interrupted: {summary['games']} of {summary['requested']} games summarised")
+    _exit_if_failed(summary)
+
+
+def _exit_if_failed(*summaries) -> None:
+    """Exit 1 when a game failed: a script (or CI) must not take a broken game's figures as sound."""
+    if any(s["errors"] for s in summaries):
+        raise typer.Exit(1)
 
 
 def _write_outputs(screen, summary, csv, plot, report) -> None:
@@ -168,7 +177,10 @@ def compare(
     as_json: bool = typer.Option(False, "--json", help="Print the comparison as JSON."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
 ) -> None:
-    """Simulate the base game and each variant with the same seeds; show the differences and their significance."""
+    """Simulate the base game and each variant with the same seeds; show the differences and their significance.
+
+    Exit 1 when any game of any side failed (the comparison is printed all the same).
+    """
     screen = Screen(quiet=quiet)
     base_cfg = _sim_config(screen, game, n, players, agents_text, [], set_, seed, [], None)
     jobs = jobs or os.cpu_count() or 1
@@ -182,6 +194,7 @@ def compare(
         screen.json(data)
     else:
         screen.comparison(data)
+    _exit_if_failed(base, *others)
 
 
 def agents() -> None:

@@ -157,3 +157,20 @@ def test_statistics_helpers():
     assert welch_p(10, 4, 50, 10, 4, 50) > 0.99
     assert welch_p(11, 4, 50, 10, 4, 50) < 0.05
     assert abs(binomial_tail(8, 10, 0.5) - 0.0546875) < 1e-9
+
+
+def test_simulate_exits_1_when_a_game_failed_and_still_summarises_the_others(tmp_path):
+    """Half the games hit a rules error: the others are summarised, the failures listed
+    with their seeds, and the exit code says something went wrong."""
+    import subprocess
+    import sys
+    (tmp_path / "g.rules").write_text("game {\n  if roll(2) == 1 { let x = [1][5] }\n  end_game(scores: [1])\n}\n")
+    (tmp_path / "g.yaml").write_text("id: g\nname: G\nplayers: 1\nrules: g.rules\n")
+    out = subprocess.run([sys.executable, "-m", "rulesvm.cli.main", "simulate", str(tmp_path / "g.yaml"), "-n", "20",
+                          "--jobs", "1", "--quiet"], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 1, out.stdout + out.stderr
+    assert "failed" in out.stderr and "seed" in out.stderr and "Traceback" not in out.stderr
+    ok = subprocess.run([sys.executable, "-m", "rulesvm.cli.main", "simulate",
+                         os.path.join(ROOT, "games", "mach_struggle.yaml"), "-n", "4", "--jobs", "1", "--quiet"],
+                        capture_output=True, text=True, timeout=120)
+    assert ok.returncode == 0, ok.stderr
