@@ -159,6 +159,7 @@ def test_forged_and_stale_messages_are_rejected_and_the_game_goes_on(mach):
              "unexpected field"),
             (json.dumps({"type": "choose", "option": 0, "serial": serial - 1}), "stale"),
             ("x" * 5000, "too long"),
+            ("[" * 2000 + "]" * 2000, "nested too deeply"),       # Python's parser would recurse 2,000 times
         ]
         for text, expected in forged:
             ws1.send_text(text)

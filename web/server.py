@@ -35,6 +35,7 @@ from .views import EVERYONE
 
 STATIC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "static")
 MAX_MESSAGE = 4096          # bytes: a page only ever sends an option number and a serial
+MAX_NESTING = 8             # levels of [ and {: a page's message is one flat object
 CLOSE_UNKNOWN_SEAT = 4404
 CLOSE_FORBIDDEN = 4403
 
@@ -228,6 +229,9 @@ async def _handle_message(table: Table, seat: int, text: str | None) -> str | No
         return "send text (JSON), not binary data"
     if len(text) > MAX_MESSAGE:
         return f"message too long ({len(text)} characters)"
+    if _nesting(text) > MAX_NESTING:
+        # Checked before parsing: Python's JSON parser recurses once per level.
+        return f"message nested too deeply (more than {MAX_NESTING} levels of brackets)"
     try:
         data = json.loads(text)
     except ValueError:
@@ -237,3 +241,25 @@ async def _handle_message(table: Table, seat: int, text: str | None) -> str | No
     except Rejected as exc:
         return str(exc)
     return None
+
+
+def _nesting(text: str) -> int:
+    """How deeply the brackets of a JSON text nest (outside strings)."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in "]}":
+            depth -= 1
+    return deepest
