@@ -30,6 +30,9 @@ from .variants import VariantSpec, apply_rules, load_variant
 from .yaml_loader import Marks, load_yaml_file, reindent, scalar_origin
 
 DATA_FIELD_TYPES = {"int", "bool", "text", "ability", "list[int]", "list[text]", "list[bool]", "any"}
+# The most card instances (copies counted) a game may have, its card sets included: far
+# beyond any printed game, far below what would exhaust memory or time (docs/security.md).
+MAX_CARDS = 10_000
 RESERVED_CARD_KEYS = {"id", "kind", "name", "text", "count", "image", "faces", "back"}
 
 
@@ -173,10 +176,18 @@ class GameLoader:
         item_schema = card_data_schema(kinds_schema)["items"] if kinds_schema else None
         cards: list[CardDef] = []
         seen: dict[str, Span] = {}
+        total = 0                    # card instances so far (copies included)
         for picture in getattr(self, "pictures", ()):     # the layout's card backs
             self._check_picture(*picture)
         for e in self.entries:
             entry, marks = e.entry, e.marks
+            copies = entry.get("count", 1) if isinstance(entry, dict) else 1
+            total += copies if isinstance(copies, int) and copies > 0 else 1
+            if total > MAX_CARDS:
+                self.reporter.error("E012", f"the game has more than {MAX_CARDS:,} cards (copies counted): this entry "
+                                    f"brings the total to {total:,}", marks.span(()),
+                                    "a game this large is a mistake (or an attempt to exhaust memory)")
+                break
             if item_schema is None:
                 self.reporter.error("E230", "the rules declare no card kinds, but the data lists cards",
                                     marks.span(()), "declare kinds with `kind name { field: type }`")

@@ -132,3 +132,17 @@ def test_a_save_is_written_through_a_fresh_temporary_file(tmp_path):
     assert target.read_text() == "the user's own words"
     assert saves.load_saved(str(save))[1].state.decisions == match.state.decisions
     assert not [p for p in os.listdir(tmp_path) if p.endswith(".tmp") and p != "g.json.tmp"]
+
+
+def test_card_copies_are_counted_against_the_card_limit(tmp_path):
+    from rulesvm.dsl.loader import MAX_CARDS
+    rules = "kind unit { }\ngame { end_game(scores: [count(cards_of_kind(\"unit\"))]) }\n"
+    entries = "".join(f"  - {{id: c{k}, kind: unit, count: 1000}}\n" for k in range(2000))   # 2,000,000 cards
+    diags = api.validate_path(_game(tmp_path, rules, cards="cards:\n" + entries))
+    # Entries start on line 6; the one past ten thousand copies is the eleventh.
+    assert [d.code for d in diags] == ["E012"] and diags[0].span.line == 6 + MAX_CARDS // 1000
+    at_limit = "".join(f"  - {{id: c{k}, kind: unit, count: 1000}}\n" for k in range(MAX_CARDS // 1000))
+    path = _game(tmp_path, rules, cards="cards:\n" + at_limit)
+    assert _codes(path) == []
+    match = api.new_game(api.load_game(path), 1, 0)
+    assert match.result["scores"] == {"1": MAX_CARDS}
