@@ -15,17 +15,27 @@ from rulesvm.dsl.types import CARD, PLAYER, ZONE
 from .errors import RulesRuntimeError
 
 
-def _value(v, t, prog):
+# How a variable shows a card the seat cannot see (no card id can look like this).
+HIDDEN_CARD = "(hidden card)"
+
+
+def _value(v, t, prog, st=None, seat: int = -1):
+    """A variable's value as `seat` may read it: a card it cannot see where the card lies now
+    (in a hidden zone, in another player's hand, face down) is HIDDEN_CARD, never its id."""
     if v is None:
         return None
     if t == CARD:
+        if seat >= 0 and st is not None and not can_see_card(prog, st, v, st.where[v], seat):
+            return HIDDEN_CARD
         return prog.card_ids[v]
     if t == PLAYER:
         return v + 1
     if t == ZONE:
         return prog.zone_names[v]
     if t.name == "list" and isinstance(v, tuple):
-        return [_value(x, t.elem, prog) for x in v]
+        return [_value(x, t.elem, prog, st, seat) for x in v]
+    if t.name == "tuple" and isinstance(v, tuple) and len(t.items) == len(v):
+        return [_value(x, i, prog, st, seat) for x, i in zip(v, t.items)]
     if isinstance(v, tuple):
         return list(v)
     return v
@@ -71,8 +81,8 @@ def can_see_card(prog, st, card: int, zone: int, seat: int) -> bool:
     return True
 
 
-def card_view(prog, st, card: int, visible: bool, held: bool = False, rt=None) -> dict:
-    """One card as a seat sees it; `held` cards (in a hand) have no face-up/down state."""
+def card_view(prog, st, card: int, visible: bool, held: bool = False, rt=None, seat: int = -1) -> dict:
+    """One card as `seat` sees it; `held` cards (in a hand) have no face-up/down state."""
     if not visible:
         # A card back shows which back it has (when cards differ), and whether it lies
         # sideways, not which end points where.
@@ -94,7 +104,7 @@ def card_view(prog, st, card: int, visible: bool, held: bool = False, rt=None) -
     model = prog.model
     for var in model.vars_of("card"):
         v = st.cvars[var.index][card]
-        view[var.name] = _value(v, var.type, prog)
+        view[var.name] = _value(v, var.type, prog, st, seat)
     return view
 
 
@@ -113,8 +123,8 @@ def zone_view(prog, st, zone: int, seat: int, rt=None) -> dict:
         return {"count": len(cards), "backs": dict(sorted(backs.items()))}
     seq = cards if info.ordered or seat < 0 else sorted(cards, key=lambda c: (prog.card_ids[c]))
     return {"count": len(cards),
-            "cards": [card_view(prog, st, c, can_see_card(prog, st, c, zone, seat), info.visible == "owner", rt)
-                      for c in seq]}
+            "cards": [card_view(prog, st, c, can_see_card(prog, st, c, zone, seat), info.visible == "owner", rt,
+                                seat) for c in seq]}
 
 
 def _family_view(prog, st, info, first: int, seat: int, rt):
@@ -139,13 +149,13 @@ def observe(match, seat: int) -> dict:
                                 for p in range(match.players)}
         else:
             zones[info.name] = _family_view(prog, st, info, info.base, seat, match.rt)
-    gvars = {v.name: _value(st.gvars[v.index], v.type, prog) for v in model.vars_of("global")}
+    gvars = {v.name: _value(st.gvars[v.index], v.type, prog, st, seat) for v in model.vars_of("global")}
     pvars: dict = {}
     for v in model.vars_of("player"):
         row = {}
         for p in range(match.players):
             if v.visible == "all" or seat < 0 or seat == p:
-                row[str(p + 1)] = _value(st.pvars[v.index][p], v.type, prog)
+                row[str(p + 1)] = _value(st.pvars[v.index][p], v.type, prog, st, seat)
         pvars[v.name] = row
     obs = {"game": model.id, "seat": seat + 1 if seat >= 0 else None, "players": match.players,
            "zones": zones, "vars": gvars, "player_vars": pvars, "decisions": st.decisions}

@@ -146,3 +146,81 @@ def test_card_copies_are_counted_against_the_card_limit(tmp_path):
     assert _codes(path) == []
     match = api.new_game(api.load_game(path), 1, 0)
     assert match.result["scores"] == {"1": MAX_CARDS}
+
+
+HIDDEN_IN_VARS = """
+kind unit { }
+zone deck: hidden, ordered
+zone hand: per_player, visible(owner)
+zone table: ordered
+var secret: card = none
+var pair: list[card] = []
+var held: card = none, per_player
+var aim: card = none, per_card
+setup {
+  move(box, deck)
+  move(card("a"), hand(player(1)), face: "up")
+  move(card("t"), table, face: "up")
+}
+game {
+  secret = top(deck)
+  pair = [top(deck), card("t")]
+  player(1).held = card("a")
+  card("t").aim = top(deck)
+  let x = choose([1, 2], by: player(2))
+  end_game(scores: [0, 0])
+}
+"""
+
+
+def test_observations_never_name_a_card_the_seat_cannot_see(tmp_path):
+    from rulesvm.interpreter.observation import HIDDEN_CARD
+    cards = "cards:\n" + "".join(f"  - {{id: {c}, kind: unit}}\n" for c in ("a", "b", "c", "t"))
+    (tmp_path / "g.rules").write_text(HIDDEN_IN_VARS)
+    (tmp_path / "g.yaml").write_text("id: g\nname: G\nplayers: 2\nrules: g.rules\n" + cards)
+    match = api.new_game(api.load_game(str(tmp_path / "g.yaml")), 2, 0)
+    assert match.decision is not None
+    top = match.program.card_ids[match.state.zones[match.program.zone_index("deck")][-1]]
+    for seat in (0, 1):
+        obs = match.observation(seat)
+        text = repr(obs)
+        assert f"'{top}'" not in text, (seat, obs)              # the deck's top card, in no variable
+        assert obs["vars"]["secret"] == HIDDEN_CARD and obs["vars"]["pair"] == [HIDDEN_CARD, "t"]
+        table_card = obs["zones"]["table"]["cards"][0]
+        assert table_card["id"] == "t" and table_card["aim"] == HIDDEN_CARD
+    # Player 1 sees the card in their own hand; player 2 does not (visible(owner) hand).
+    assert match.observation(0)["player_vars"]["held"]["1"] == "a"
+    assert match.observation(1)["player_vars"]["held"]["1"] == HIDDEN_CARD
+    assert match.observation(-1)["vars"]["secret"] == top           # everything: replays, debugging
+
+
+def test_no_launch_game_observation_names_a_card_its_seat_cannot_see():
+    import random as _random
+    from rulesvm.interpreter.observation import can_see_card
+    for gid in ("giant_king", "mach_struggle", "alien_attack", "birthdays_fight", "ufo_abduction"):
+        game = api.load_game(os.path.join(ROOT, "games", f"{gid}.yaml"))
+        for seed in range(3):
+            match = api.new_game(game, None, seed)
+            rng = _random.Random(seed)
+            prog = match.program
+            while not match.is_over:
+                for seat in range(match.players):
+                    shown = set(_strings(match.observation(seat)))
+                    seen = {prog.card_ids[c] for c in range(len(prog.card_ids))
+                            if can_see_card(prog, match.state, c, match.state.where[c], seat)}
+                    # A card id the seat cannot see anywhere (the same id may name a visible copy).
+                    leaked = {prog.card_ids[c] for c in range(len(prog.card_ids))} - seen
+                    assert not (shown & leaked), (gid, seed, seat, shown & leaked)
+                match.apply(rng.randrange(len(match.legal_options)))
+
+
+def _strings(value):
+    """Every text value in an observation (not its keys)."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from _strings(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _strings(v)
