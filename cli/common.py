@@ -133,3 +133,15 @@ def read_hands(screen: Screen, g: api.Game, hand: Optional[List[str]], n: int) -
         except ValueError as exc:
             usage(screen, str(exc))
     return hands
+
+
+UNDO_OPT = typer.Option("safe", "--undo", metavar="safe|any",
+                        help="safe (default): a player may not take back a decision once they have seen a card "
+                             "(or another player's secret choice) since; any: always (a friendly game).")
+
+
+def undo_any(screen, mode: str) -> bool:
+    """The --undo mode: True for `any`; a usage error for anything but safe/any."""
+    if mode not in ("safe", "any"):
+        usage(screen, f"--undo must be `safe` or `any`, not `{mode}`")
+    return mode == "any"

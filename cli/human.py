@@ -97,6 +97,8 @@ class HumanAgent(Agent):
                     out.print("  undo is not available here")
                 elif not any(who == view.seat for _, who, _ in self.history.entries):
                     out.print("  nothing to undo: you have not decided anything yet")
+                elif (reason := self.history.refusal(view.match, view.seat)) is not None:
+                    out.print(f"  you cannot undo now: {reason} (start the game with --undo any to allow it)")
                 else:
                     out.print("  taking back your last decision")
                     return Undo(self.history, view.seat)

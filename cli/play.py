@@ -16,8 +16,8 @@ from rulesvm.dsl.diagnostics import DiagnosticError
 from rulesvm.interpreter import RulesRuntimeError
 from rulesvm.interpreter.agents import AgentSpecError
 
-from .common import (CARD_SET_OPT, GAME_ARG, SET_OPT, VARIANT_OPT, JsonlLog, check_writable, load, log_header,
-                     parse_seat, player_count, read_hands, seat_pairs, usage)
+from .common import (CARD_SET_OPT, GAME_ARG, SET_OPT, UNDO_OPT, VARIANT_OPT, JsonlLog, check_writable, load,
+                     log_header, parse_seat, player_count, read_hands, seat_pairs, undo_any, usage)
 from .human import HumanAgent, QuitGame
 from .lazy import lazy
 from .render import Screen
@@ -57,9 +57,11 @@ def run(
     hand: Optional[List[str]] = typer.Option(None, "--hand", help="The cards a seat brings, in games that let "
                                              "players choose them: SEAT=FILE (a YAML list of card ids) or "
                                              "SEAT=PRESET (repeatable).", metavar="SEAT=FILE"),
+    undo: str = UNDO_OPT,
 ) -> None:
     """Play a game: bots by default, `--human SEAT` for a person at the terminal."""
     screen = Screen(log_to_stderr=as_json, quiet=quiet)
+    any_undo = undo_any(screen, undo)
     if save_at is not None and not save:
         usage(screen, "--save-at needs --save FILE")
     check_writable(screen, log, force, "log")
@@ -95,7 +97,7 @@ def run(
         saves.save_match(match, g, save, agents, seat_specs)
         return f"saved to {save} (resume with `rulesvm resume {save}`)"
 
-    history = api.UndoHistory(agents) if humans else None
+    history = api.UndoHistory(agents, any_undo) if humans else None
     terminal = {} if len(humans) > 1 else None
     for h in humans:
         agents[h] = HumanAgent(screen, on_save=on_save if save else None, history=history, terminal=terminal)
@@ -145,9 +147,11 @@ def resume(
                                               "by default the seats the save file records as human.", metavar="SEAT"),
     as_json: bool = typer.Option(False, "--json", help="Print the result as one JSON object."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Do not print the readable log."),
+    undo: str = UNDO_OPT,
 ) -> None:
     """Resume a saved game exactly where it was saved."""
     screen = Screen(log_to_stderr=as_json, quiet=quiet)
+    any_undo = undo_any(screen, undo)
     sink = lambda record: screen.event(record) if record["type"] == "log" else None
     try:
         g, match, data = saves.load_saved(save_file, sink)
@@ -176,7 +180,7 @@ def resume(
     def on_save(m) -> str:
         saves.save_match(m, g, save_file, agents, seat_specs)
         return f"saved to {save_file}"
-    history = api.UndoHistory(agents) if humans else None
+    history = api.UndoHistory(agents, any_undo) if humans else None
     terminal = {} if len(humans) > 1 else None
     for h in humans:
         agents[h] = HumanAgent(screen, on_save=on_save, history=history, terminal=terminal)

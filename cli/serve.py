@@ -27,7 +27,8 @@ from rulesvm.dsl.diagnostics import DiagnosticError
 from rulesvm.interpreter import RulesRuntimeError
 from rulesvm.interpreter.agents import AgentSpecError, make_agent
 
-from .common import JsonlLog, check_writable, load, log_header, parse_seat, player_count, read_hands, seat_pairs, usage
+from .common import (UNDO_OPT, JsonlLog, check_writable, load, log_header, parse_seat, player_count, read_hands,
+                     seat_pairs, undo_any, usage)
 from .lazy import lazy
 from .render import Screen
 
@@ -121,6 +122,7 @@ def serve(
     bot_delay: float = typer.Option(0.6, "--bot-delay", help="Seconds between two bot moves, so people can follow.",
                                     metavar="SECONDS"),
     no_undo: bool = typer.Option(False, "--no-undo", help="Do not let people take back their decisions."),
+    undo: str = UNDO_OPT,
     replay_log: Optional[str] = typer.Option(None, "--replay", help="Watch a logged game (from --log) step by step "
                                              "instead of playing.", metavar="LOG"),
     card_set: Optional[List[str]] = typer.Option(None, "--card-set", help="Add a card-set YAML file (repeatable).",
@@ -152,8 +154,9 @@ def serve(
     if game is None:
         usage(screen, "give the game's YAML file (e.g. rulesvm serve games/my_game.yaml), or --replay LOG")
     check_writable(screen, log, force, "log")
-    _serve_game(screen, game, players, seed, bots, agent, host, port, no_browser, log, bot_delay, no_undo,
-                card_set, set_, variant, hand)
+    any_undo = undo_any(screen, undo)
+    _serve_game(screen, game, players, seed, bots, agent, host, port, no_browser, log, bot_delay,
+                None if no_undo else ("any" if any_undo else "safe"), card_set, set_, variant, hand)
 
 
 def _bot_seats(screen: Screen, bots: Optional[str], agent: Optional[List[str]], n: int) -> dict:
@@ -174,8 +177,9 @@ def _bot_seats(screen: Screen, bots: Optional[str], agent: Optional[List[str]], 
     return specs
 
 
-def _serve_game(screen, game, players, seed, bots, agent, host, port, no_browser, log, bot_delay, no_undo,
+def _serve_game(screen, game, players, seed, bots, agent, host, port, no_browser, log, bot_delay, undo_mode,
                 card_set, set_, variant, hand) -> None:
+    """`undo_mode`: None (no undo), "safe" or "any" (see --undo)."""
     g = load(screen, game, card_set, variant, set_)
     n = player_count(screen, g, players)
     specs = _bot_seats(screen, bots, agent, n)
@@ -194,7 +198,7 @@ def _serve_game(screen, game, players, seed, bots, agent, host, port, no_browser
 
     try:
         table = web_table.Table(g, n, seed, specs, record=record if log_writer else None, bot_delay=bot_delay,
-                      undo=not no_undo, hands=hands)
+                                    undo=undo_mode is not None, undo_any=undo_mode == "any", hands=hands)
     except RulesRuntimeError as exc:
         sock.close()
         screen.runtime_error(exc)

@@ -22,6 +22,7 @@ from rulesvm.dsl.variants import load_variant
 from rulesvm.dsl.yaml_loader import load_yaml_file
 from rulesvm.interpreter import Match, compile_program
 from rulesvm.interpreter.agents import SeatView, make_agent
+from rulesvm.interpreter.observation import can_see_card
 from rulesvm.interpreter.rng import derive
 
 
@@ -125,21 +126,55 @@ def default_agents(match: Match, specs: dict | None = None, seed: int = 0) -> di
     return make_agents(specs or {}, seed, range(match.players))
 
 
+class UndoRefused(Exception):
+    """An undo that would let a player choose again knowing what they were not meant to know."""
+
+
 class UndoHistory:
     """Snapshots taken before each answered decision, so a player can take moves back.
 
-    Undo restores a snapshot (and the bots' generators); it never replays the game.
+    Undo restores a snapshot (and the bots' generators); it never replays the game. It never
+    reveals either: a seat may not step back over information that reached it since its
+    decision (a card it could not see then and has seen since: a draw, a reveal; another
+    seat's secret choice), unless the table allows any undo (`any_undo`, `--undo any`).
     """
 
-    def __init__(self, agents: dict):
+    def __init__(self, agents: dict, any_undo: bool = False):
         self.agents = agents
-        self.entries: list = []
+        self.any_undo = any_undo
+        self.entries: list = []          # (snapshot, seat, the agents' states)
+        self.knowledge: list = []        # per entry: (the cards each seat could see then, a secret decision?)
 
     def record(self, match: Match, seat: int) -> None:
         self.entries.append((match.snapshot(), seat, {s: a.get_state() for s, a in self.agents.items()}))
+        d = match.decision
+        self.knowledge.append(([visible_cards(match, s) for s in range(match.players)], bool(d and d.secret)))
+
+    def refusal(self, match: Match, seat: int) -> str | None:
+        """Why `seat` may not take back its last decision now, or None."""
+        i = self._last_of(seat)
+        if i is None or self.any_undo:
+            return None
+        then = self.knowledge[i][0][seat]
+        later = [k[0][seat] for k in self.knowledge[i + 1:]] + [visible_cards(match, seat)]
+        if any(seen - then for seen in later):
+            return "you have seen a card since that decision: taking it back would let you choose knowing it"
+        if any(self.entries[j][1] != seat and self.knowledge[j][1] for j in range(i + 1, len(self.entries))):
+            return "another player has made a secret choice since that decision"
+        return None
+
+    def _last_of(self, seat: int) -> int | None:
+        for i in range(len(self.entries) - 1, -1, -1):
+            if self.entries[i][1] == seat:
+                return i
+        return None
 
     def undo(self, match: Match, seat: int) -> int | None:
-        """Take back `seat`'s last decision and all decisions after it; returns how many."""
+        """Take back `seat`'s last decision and all decisions after it; returns how many (None:
+        nothing to take back). Raises UndoRefused when it would reveal (see `refusal`)."""
+        reason = self.refusal(match, seat)
+        if reason is not None:
+            raise UndoRefused(reason)
         for i in range(len(self.entries) - 1, -1, -1):
             snap, who, states = self.entries[i]
             if who == seat:
@@ -149,6 +184,7 @@ class UndoHistory:
                     if state is not None:
                         self.agents[s].set_state(state)
                 del self.entries[i:]
+                del self.knowledge[i:]
                 if match.sink is not None:
                     match.sink({"type": "undo", "to": snap.decisions, "player": seat + 1})
                 return undone
@@ -273,3 +309,9 @@ def game_info(game: Game) -> dict:
 
 def _jsonable(v):
     return list(v) if isinstance(v, tuple) else v
+
+
+def visible_cards(match: Match, seat: int) -> frozenset:
+    """The cards `seat` can see now, where they lie."""
+    prog, st = match.program, match.state
+    return frozenset(c for c in range(len(prog.card_ids)) if can_see_card(prog, st, c, st.where[c], seat))

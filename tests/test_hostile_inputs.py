@@ -224,3 +224,46 @@ def _strings(value):
     elif isinstance(value, list):
         for v in value:
             yield from _strings(v)
+
+
+PEEK = """
+kind unit { }
+zone deck: hidden, ordered
+zone hand: per_player, visible(owner)
+setup { move(box, deck) }
+game {
+  let a = choose([1, 2], by: player(1))
+  draw(deck, hand(player(1)))
+  let b = choose([1, 2], by: player(1))
+  end_game(scores: [a + b])
+}
+"""
+
+
+def test_undo_never_steps_back_over_a_card_the_player_has_seen_since(tmp_path):
+    cards = "cards:\n" + "".join(f"  - {{id: c{k}, kind: unit}}\n" for k in range(5))
+    path = _game(tmp_path, PEEK, cards=cards)
+    for any_undo in (False, True):
+        match = api.new_game(api.load_game(path), 1, 0)
+        history = api.UndoHistory({}, any_undo=any_undo)
+        history.record(match, 0)
+        match.apply(0)                      # a = 1, then a card from the hidden deck to the hand
+        assert match.decision is not None and len(match.state.zones[match.program.zone_index("hand", 0)]) == 1
+        if any_undo:
+            assert history.refusal(match, 0) is None and history.undo(match, 0) == 1
+            assert match.decisions_made == 0
+        else:
+            assert "seen a card" in history.refusal(match, 0)
+            with pytest.raises(api.UndoRefused):
+                history.undo(match, 0)
+            assert match.decisions_made == 1        # nothing taken back
+
+
+def test_undo_before_anything_new_is_seen_still_works(tmp_path):
+    rules = PEEK.replace("  draw(deck, hand(player(1)))\n", "")
+    cards = "cards:\n" + "".join(f"  - {{id: c{k}, kind: unit}}\n" for k in range(5))
+    match = api.new_game(api.load_game(_game(tmp_path, rules, cards=cards)), 1, 0)
+    history = api.UndoHistory({})
+    history.record(match, 0)
+    match.apply(1)
+    assert history.refusal(match, 0) is None and history.undo(match, 0) == 1 and match.decisions_made == 0

@@ -90,7 +90,9 @@ def test_malformed_logs_are_located(tmp_path):
 
 def test_undo_takes_back_the_humans_last_decision_and_replays(tmp_path):
     log = tmp_path / "u.jsonl"
-    p = rulesvm("run", GK, "--seed", "5", "--human", "1", "--log", str(log), input_text="1\nundo\n2\n")
+    # --undo any: the bots' cards played since are new to Player 1, which safe undo refuses.
+    p = rulesvm("run", GK, "--seed", "5", "--human", "1", "--log", str(log), "--undo", "any",
+                input_text="1\nundo\n2\n")
     assert p.returncode == 0
     assert "taking back your last decision" in p.stdout
     records = [json.loads(line) for line in log.read_text().splitlines()]
@@ -101,6 +103,12 @@ def test_undo_takes_back_the_humans_last_decision_and_replays(tmp_path):
     replayed = rulesvm("replay", str(log), "--quiet")
     assert replayed.returncode == 0, replayed.stderr
     assert "Next: Player 1" in replayed.stdout
+
+
+def test_safe_undo_refuses_after_the_bots_showed_their_cards():
+    p = rulesvm("run", GK, "--seed", "5", "--human", "1", input_text="1\nundo\n")
+    assert "you cannot undo now: you have seen a card since that decision" in p.stdout
+    assert "taking back" not in p.stdout
 
 
 def test_undo_with_nothing_to_undo():

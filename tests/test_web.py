@@ -338,7 +338,8 @@ def test_same_seed_and_choices_give_the_same_log(mach, tmp_path):
 
 
 def test_undo_takes_back_a_seat_s_decision_and_the_bots_after_it(mach):
-    table = Table(mach, 2, 3, bots={1: "random"})
+    # --undo any: the bot's secret plan has been revealed since, which safe undo refuses.
+    table = Table(mach, 2, 3, bots={1: "random"}, undo_any=True)
     with TestClient(create_app(table)) as client, ExitStack() as stack:
         ws, s = connect(stack, client, table, 0)
         assert my_turn(s) and not s["can_undo"]
@@ -606,3 +607,19 @@ def test_serve_refuses_a_port_in_use():
         port = busy.getsockname()[1]
         proc = _serve("games/mach_struggle.yaml", "--port", str(port), "--no-browser")
     assert proc.returncode == 2 and "cannot listen" in proc.stderr and "--port" in proc.stderr
+
+
+def test_safe_undo_refuses_to_step_back_over_another_seat_s_secret_choice(mach):
+    """Mach Struggle's plans are secret until both are made: after the bot's plan is revealed,
+    taking back one's own plan would let a player answer it. The table says why."""
+    table = Table(mach, 2, 3, bots={1: "random"})
+    with TestClient(create_app(table)) as client, ExitStack() as stack:
+        ws, s = connect(stack, client, table, 0)
+        ws.send_json({"type": "choose", "option": 5, "serial": s["serial"]})
+        s = play_to_my_turn_or_end(ws, next_state(ws))
+        while s["serial"] != table.version:
+            s = next_state(ws)
+        assert table.match.decisions_made >= 2 and not s["can_undo"]
+        ws.send_json({"type": "undo", "serial": s["serial"]})
+        assert "secret choice" in next_error(ws)["message"]
+        assert table.match.decisions_made >= 2          # nothing was taken back

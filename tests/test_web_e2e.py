@@ -107,8 +107,9 @@ def hidden_ids_in_dom(page, prefix: str) -> list:
 def test_a_person_plays_mach_struggle_against_a_bot_in_the_browser(browser, tmp_path):
     log = tmp_path / "game.jsonl"
     frames = []
+    # --undo any: the bot's secret plan is revealed before Player 1 takes theirs back.
     with Server("games/mach_struggle.yaml", "--bots", "2", "--seed", "11", "--bot-delay", "0",
-                "--log", str(log)) as server:
+                "--log", str(log), "--undo", "any") as server:
         me = new_page(browser, server.urls[0], frames)
         bot_page = new_page(browser, server.urls[1])
         assert "Mach Struggle" in me.locator("#game-name").inner_text()

@@ -47,9 +47,10 @@ class Listener:
 
 class Table:
     def __init__(self, game: api.Game, players: int, seed: int, bots: dict | None = None, record=None,
-                 bot_delay: float = 0.0, undo: bool = True, hands: dict | None = None):
+                 bot_delay: float = 0.0, undo: bool = True, hands: dict | None = None, undo_any: bool = False):
         """`bots` maps 0-based seats to agent specs (other seats are people); `record` gets
-        every engine event (the --log writer)."""
+        every engine event (the --log writer); `undo_any`: undo may step back over what a
+        seat has seen since (the host's `--undo any`)."""
         self.game = game
         self.players = players
         self.seed = seed
@@ -62,7 +63,7 @@ class Table:
         self.seat_token = {s: t for t, s in self.tokens.items()}
         self.public = PublicLog()
         self.log_epoch = 0
-        self.history = api.UndoHistory(self.bots)
+        self.history = api.UndoHistory(self.bots, any_undo=undo_any)
         self.history_marks: list[int] = []      # per history entry: the public log's length before it
         self.version = 0
         self.error: str | None = None
@@ -102,7 +103,7 @@ class Table:
                  "connected": self.connected[s] > 0} for s in range(self.players)]
 
     def can_undo(self, seat: int) -> bool:
-        return self._undo_target(seat) is not None
+        return self._undo_target(seat) is not None and self.history.refusal(self.match, seat) is None
 
     def _undo_target(self, seat: int) -> int | None:
         """The history entry an undo by `seat` goes back to, or None if it may not undo now:
@@ -229,7 +230,10 @@ class Table:
                 raise Rejected("nothing to undo: you have not decided anything yet")
             raise Rejected("you cannot undo now: another player has decided since your last decision")
         log_length = self.history_marks[i]
-        undone = self.history.undo(self.match, seat)
+        try:
+            undone = self.history.undo(self.match, seat)
+        except api.UndoRefused as exc:
+            raise Rejected(f"you cannot undo now: {exc}") from None
         del self.history_marks[i:]
         self.public.truncate(log_length)
         self.public.note(f"Player {seat + 1} took back {undone} decision{'s' if undone != 1 else ''}")
