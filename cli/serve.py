@@ -37,6 +37,9 @@ if TYPE_CHECKING:
     from rulesvm.tooling import replay as logs  # noqa: F401
     from rulesvm.web import replay as web_replay, server, table as web_table  # noqa: F401
 
+# The most connections a table holds at once (pages, their sockets, the pictures they load).
+MAX_CONNECTIONS = 100
+
 uvicorn = lazy("uvicorn")                                 # the web table's server: `serve` alone needs it
 logs = lazy("rulesvm.tooling.replay")
 web_replay = lazy("rulesvm.web.replay")
@@ -83,8 +86,11 @@ def _listen(screen: Screen, host: str, port: int):
 
 
 def _run_server(app, sock) -> None:
+    # A table serves a handful of people: past MAX_CONNECTIONS at once the server answers 503
+    # instead of holding more (half-open requests cannot pile up without end), and an idle
+    # connection is closed after a few seconds.
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on", ws_max_size=65536,
-                            timeout_graceful_shutdown=2)
+                            timeout_graceful_shutdown=2, limit_concurrency=MAX_CONNECTIONS, timeout_keep_alive=5)
     try:
         uvicorn.Server(config).run(sockets=[sock])
     except KeyboardInterrupt:       # uvicorn stops on Ctrl-C, then passes the signal on: a normal end

@@ -623,3 +623,29 @@ def test_safe_undo_refuses_to_step_back_over_another_seat_s_secret_choice(mach):
         ws.send_json({"type": "undo", "serial": s["serial"]})
         assert "secret choice" in next_error(ws)["message"]
         assert table.match.decisions_made >= 2          # nothing was taken back
+
+
+def test_a_page_that_sends_but_never_reads_is_bounded_then_dropped():
+    """Its errors wait in a bounded queue (states are never queued, only marked due); past the
+    bound the page is dropped, and the table goes on for the others."""
+    from rulesvm.web.table import MAX_OUTBOX, Listener
+    listener = Listener(0)
+    for k in range(MAX_OUTBOX * 10):
+        listener.send({"type": "error", "message": f"junk {k}"})
+    assert len(listener.outbox) == MAX_OUTBOX and listener.overflow
+
+
+def test_the_server_drops_a_page_whose_messages_pile_up(mach, monkeypatch):
+    from rulesvm.web import table as table_module
+    from rulesvm.web.server import CLOSE_TOO_SLOW
+    monkeypatch.setattr(table_module, "MAX_OUTBOX", 0)      # the first unread message is one too many
+    table = Table(mach, 2, 4)
+    with TestClient(create_app(table)) as client, ExitStack() as stack:
+        ws1, _ = connect(stack, client, table, 0)
+        ws1.send_text("junk")
+        with pytest.raises(WebSocketDisconnect) as closed:
+            while True:
+                ws1.receive_json()
+        assert closed.value.code == CLOSE_TOO_SLOW
+        ws2, s2 = connect(stack, client, table, 1)             # the table goes on for the others
+        assert s2["seat"] == 2 and not table.error

@@ -38,6 +38,7 @@ MAX_MESSAGE = 4096          # bytes: a page only ever sends an option number and
 MAX_NESTING = 8             # levels of [ and {: a page's message is one flat object
 CLOSE_UNKNOWN_SEAT = 4404
 CLOSE_FORBIDDEN = 4403
+CLOSE_TOO_SLOW = 4408       # the page sent but did not read: its messages piled up (web/table.py MAX_OUTBOX)
 
 HEADERS = {
     "cache-control": "no-store",
@@ -216,8 +217,13 @@ async def _serve_seat(websocket: WebSocket, table: Table | None) -> None:
             if error is not None:
                 listener.dirty = True       # the error, then the current state: the page is in step again
                 listener.send({"type": "error", "message": error, "serial": table.version})
+            if listener.overflow:
+                break                       # it sends but does not read: drop this page, not the table
     finally:
         task.cancel()
+        if listener.overflow:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(websocket.close(code=CLOSE_TOO_SLOW), 1)
         with contextlib.suppress(asyncio.CancelledError, Exception):
             await task
         table.disconnect(listener)

@@ -24,6 +24,9 @@ from .layout import table_layout
 from .views import Images, PublicLog, card_var_defaults, decision_view, observation
 
 PROTOCOL = 1
+# The most messages waiting for one page (errors it provoked; states are never queued, only
+# marked due): a page that sends but never reads is disconnected, the other seats play on.
+MAX_OUTBOX = 64
 
 
 class Rejected(Exception):
@@ -39,9 +42,13 @@ class Listener:
     outbox: list = field(default_factory=list)      # other messages (errors), sent first
     log_sent: int = 0
     log_epoch: int = -1
+    overflow: bool = False              # more than MAX_OUTBOX messages unread: the page is dropped
 
     def send(self, message: dict) -> None:
-        self.outbox.append(message)
+        if len(self.outbox) >= MAX_OUTBOX:
+            self.overflow = True
+        else:
+            self.outbox.append(message)
         self.wake.set()
 
 
