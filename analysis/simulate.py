@@ -16,6 +16,7 @@ import multiprocessing
 import os
 import time
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 
 from rulesvm import api
@@ -39,6 +40,7 @@ class SimConfig:
     set_pairs: tuple = ()
     max_steps: int | None = None
     max_decisions: int = 100_000    # a game still running after this many decisions is unfinished
+    game_timeout: float | None = 60.0   # seconds: a game still running then has failed (checked between decisions)
     chunk: int = 25
     rotate: bool = True             # rotate different agents over the seats, game by game
 
@@ -68,10 +70,8 @@ def load_for(config: SimConfig) -> api.Game:
 def play_one(config: SimConfig, index: int) -> dict:
     """Play game `index` of a simulation and reduce it to a record (JSON-able dict)."""
     game = load_for(config)
-    players = config.players or game.model.players[2]
-    seed = derive(config.seed, index) & 0x7FFFFFFF
-    specs = config.seat_agents(players, index)
-    record = {"index": index, "seed": seed, "players": players, "agents": specs}
+    record = _record_head(config, index)
+    players, seed, specs = record["players"], record["seed"], record["agents"]
     coverage: dict = {}
     zone_owner = {name: owner for name, owner in zip(game.program.zone_names, game.program.zone_owner)}
     moves = {"acquired": {}}
@@ -97,6 +97,10 @@ def play_one(config: SimConfig, index: int) -> dict:
             if decisions >= config.max_decisions:
                 record.update(error=f"unfinished: still running after {decisions} decisions (--max-decisions)",
                               unfinished=True, time=time.perf_counter() - start)
+                return record
+            if config.game_timeout is not None and time.perf_counter() - start > config.game_timeout:
+                record.update(error=f"timed out: still running after {config.game_timeout:g} s, {decisions} "
+                              "decisions (--game-timeout)", time=time.perf_counter() - start)
                 return record
             d = match.decision
             seat = d.player
@@ -126,8 +130,21 @@ def play_one(config: SimConfig, index: int) -> dict:
     return record
 
 
+def _record_head(config: SimConfig, index: int) -> dict:
+    """What every record of game `index` says: which game, its seed, its seats."""
+    players = config.players or load_for(config).model.players[2]
+    return {"index": index, "seed": derive(config.seed, index) & 0x7FFFFFFF, "players": players,
+            "agents": config.seat_agents(players, index)}
+
+
 def run_chunk(config: SimConfig, start: int, stop: int) -> list[dict]:
     return [play_one(config, i) for i in range(start, stop)]
+
+
+def lost_chunk(config: SimConfig, start: int, stop: int) -> list[dict]:
+    """The records of games whose worker process died (killed, out of memory) twice."""
+    return [dict(_record_head(config, i), error="lost: the worker process playing it stopped (killed, or out "
+                 "of memory), twice", time=0.0) for i in range(start, stop)]
 
 
 def design_metrics(traj: list, result: dict, players: int) -> dict | None:
@@ -333,15 +350,28 @@ def _run_chunks(config, chunks, jobs: int, backend: str, scheduler, cluster_opti
             yield run_chunk(config, start, stop)
         return
     ctx = multiprocessing.get_context("fork") if hasattr(os, "fork") else None
+    # A worker that dies (killed, out of memory) breaks the pool, and every chunk not finished
+    # then with it: each is played again on its own, in a pool of its own, so one deadly chunk
+    # cannot take the others down twice; lost again, its games are reported as failed.
+    broken = []
     with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
-        futures = [pool.submit(run_chunk, config, start, stop) for start, stop in chunks]
+        futures = [(chunk, pool.submit(run_chunk, config, *chunk)) for chunk in chunks]
         try:
-            for fut in futures:
-                yield fut.result()
+            for chunk, fut in futures:
+                try:
+                    yield fut.result()
+                except BrokenProcessPool:
+                    broken.append(chunk)
         except KeyboardInterrupt:
-            for fut in futures:
+            for _, fut in futures:
                 fut.cancel()
             raise
+    for chunk in broken:
+        with ProcessPoolExecutor(max_workers=1, mp_context=ctx) as alone:
+            try:
+                yield alone.submit(run_chunk, config, *chunk).result()
+            except BrokenProcessPool:
+                yield lost_chunk(config, *chunk)
 
 
 def _dask_chunks(config, chunks, scheduler, cluster_options):

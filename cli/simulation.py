@@ -30,7 +30,9 @@ sim = lazy("rulesvm.analysis.simulate")
 
 
 def _sim_config(screen, game, n, players, agents_text, variant, set_, seed, card_set, max_steps,
-                max_decisions: int = 100_000):
+                max_decisions: int = 100_000, game_timeout: float = 60.0):
+    if game_timeout <= 0:
+        usage(screen, f"--game-timeout must be more than 0 seconds, not {game_timeout:g}")
     if n < 1:
         usage(screen, f"-n must be at least 1, not {n}")
     if max_decisions < 1:
@@ -45,7 +47,7 @@ def _sim_config(screen, game, n, players, agents_text, variant, set_, seed, card
             usage(screen, str(exc))
     return sim.SimConfig(game=game, n=n, players=players, agents=agents_list, seed=seed, variants=tuple(variant or ()),
                      card_sets=tuple(card_set or ()), set_pairs=tuple(set_ or ()), max_steps=max_steps,
-                     max_decisions=max_decisions)
+                     max_decisions=max_decisions, game_timeout=game_timeout)
 
 
 def _run_simulation(screen, config, jobs, backend, scheduler, quiet, label=""):
@@ -97,6 +99,9 @@ def simulate(
     max_steps: Optional[int] = typer.Option(None, "--max-steps", min=1, help="Step limit for a rule without decisions."),
     max_decisions: int = typer.Option(100_000, "--max-decisions", help="Stop a game after this many decisions and "
                                       "count it as unfinished (bots that never end a game)."),
+    game_timeout: float = typer.Option(60.0, "--game-timeout", help="A game still running after this many seconds "
+                                       "has failed (listed with its seed; checked between decisions).",
+                                       metavar="SECONDS"),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
     csv: Optional[str] = typer.Option(None, "--csv", help="Write the summary's tables as CSV to FILE.", metavar="FILE"),
     plot: Optional[str] = typer.Option(None, "--plot", help="Write a PNG with the win rates, game lengths and scores.",
@@ -120,7 +125,7 @@ def simulate(
     if scheduler and backend != "dask":
         usage(screen, "--scheduler goes with --backend dask")
     config = _sim_config(screen, game, n, players, agents_text, variant, set_, seed, card_set, max_steps,
-                         max_decisions)
+                         max_decisions, game_timeout)
     summary = _run_simulation(screen, config, jobs or os.cpu_count() or 1, backend, scheduler, quiet or as_json)
     _write_outputs(screen, summary, csv, plot, report)
     if as_json:

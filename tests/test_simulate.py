@@ -174,3 +174,36 @@ def test_simulate_exits_1_when_a_game_failed_and_still_summarises_the_others(tmp
                          os.path.join(ROOT, "games", "mach_struggle.yaml"), "-n", "4", "--jobs", "1", "--quiet"],
                         capture_output=True, text=True, timeout=120)
     assert ok.returncode == 0, ok.stderr
+
+
+def _dies_on_the_first_chunk(config, start, stop):
+    """A worker that dies (as if killed, or out of memory) when it plays games 0..."""
+    if start == 0:
+        os._exit(1)
+    return _REAL_RUN_CHUNK(config, start, stop)
+
+
+_REAL_RUN_CHUNK = None
+
+
+def test_a_killed_worker_loses_only_its_own_games(monkeypatch):
+    """The pool breaks; the unfinished chunks are played again in a new pool, and the chunk
+    whose worker dies again is reported game by game with its seeds; the rest is summarised."""
+    from rulesvm.analysis import simulate as sim
+    global _REAL_RUN_CHUNK
+    _REAL_RUN_CHUNK = sim.run_chunk
+    monkeypatch.setattr(sim, "run_chunk", _dies_on_the_first_chunk)     # forked workers inherit it
+    config = sim.SimConfig(game=os.path.join(ROOT, "games", "mach_struggle.yaml"), n=20, chunk=5)
+    summary = sim.simulate(config, jobs=2)
+    lost = [e for e in summary["errors"] if e["error"].startswith("lost")]
+    assert sorted(e["index"] for e in lost) == [0, 1, 2, 3, 4]
+    assert all(isinstance(e["seed"], int) for e in lost)
+    assert summary["games"] == 15 and not summary["interrupted"]
+
+
+def test_a_game_running_past_the_time_limit_fails_with_its_seed():
+    from rulesvm.analysis import simulate as sim
+    config = sim.SimConfig(game=os.path.join(ROOT, "games", "giant_king.yaml"), n=3, game_timeout=1e-9)
+    summary = sim.simulate(config, jobs=1)
+    assert [e["index"] for e in summary["errors"]] == [0, 1, 2]
+    assert all("timed out" in e["error"] and "--game-timeout" in e["error"] for e in summary["errors"])
