@@ -21,7 +21,7 @@ from . import errors as E
 from .builtins import card_property, compile_primitive
 from .errors import MAX_CALL_DEPTH
 from .format import formatter
-from .limits import bounded_join, bounded_range
+from .limits import bounded_join, bounded_range, bounded_text, grows
 from .runtime import BREAK, CONTINUE, Return, as_rules_error, list_item, zone_item
 
 
@@ -244,12 +244,15 @@ class ClosureBackend:
         if len(parts) == 1 and parts[0][0] is None:
             text = parts[0][1]
             return lambda rt, L: text
+        growing = any(not isinstance(p, str) and grows(self.res.types.get(p, ANY)) for p in e.parts)
+        span = e.span
 
         def string(rt, L):
             out = []
             for fn, x in parts:
                 out.append(x if fn is None else x(fn(rt, L), rt))
-            return "".join(out)
+            text = "".join(out)
+            return bounded_text(text, span) if growing else text
         return string
 
     def _name(self, e: A.Name):

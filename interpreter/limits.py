@@ -20,6 +20,20 @@ def bounded_range(a: int, b: int, span) -> tuple:
     return tuple(range(a, b + 1))
 
 
+def bounded_text(text: str, span) -> str:
+    """A text built by interpolation, refused past MAX_ITEMS characters (`s = "{s}{s}"` in a
+    loop doubles it each round: it must stop long before it exhausts memory)."""
+    if len(text) > MAX_ITEMS:
+        raise too_long(len(text), span)
+    return text
+
+
+def grows(t) -> bool:
+    """Can an interpolated value of static type t be of any length (a text, a list...)? A card,
+    a player, a number or a truth value always reads short."""
+    return t is None or t.name not in ("card", "player", "int", "bool", "none", "zone")
+
+
 def bounded_join(a, b, span):
     """`a + b` for lists and texts, refusing results too long to build."""
     if type(a) in (tuple, list, str) and len(a) + len(b) > MAX_ITEMS:
@@ -35,4 +49,4 @@ def concat_lists(span, *lists) -> tuple:
     return out
 
 
-__all__ = ["bounded_range", "bounded_join", "concat_lists", "too_deep"]
+__all__ = ["bounded_range", "bounded_join", "bounded_text", "grows", "concat_lists", "too_deep"]

@@ -22,7 +22,7 @@ from . import errors as E
 from .builtins import INLINE
 from .errors import MAX_ITEMS
 from .format import formatter
-from .limits import bounded_join, bounded_range, concat_lists
+from .limits import bounded_join, bounded_range, bounded_text, concat_lists, grows
 from .namespace import Unsupported
 from .purity import syntax_nodes
 from .pystatements import StatementWriter, SIMPLE
@@ -267,7 +267,10 @@ class PyGen(StatementWriter):
             return "''"
         if len(parts) == 1:
             return parts[0] if parts[0].startswith(("'", '"')) else f"str({parts[0]})"
-        return "(" + " + ".join(parts) + ")"
+        text = "(" + " + ".join(parts) + ")"
+        if any(not isinstance(p, str) and grows(self.res.types.get(p, ANY)) for p in e.parts):
+            return f"{self.name(bounded_text, 'f')}({text}, {self.name(e.span, 'S')})"
+        return text
 
     def seq(self, e) -> str:
         """e as a sequence: a zone reads as a snapshot tuple of its cards."""
