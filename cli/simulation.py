@@ -74,6 +74,9 @@ def _run_simulation(screen, config, jobs, backend, scheduler, quiet, label=""):
             usage(screen, str(exc))
 
 
+SIM_GAME_TIMEOUT = typer.Option(60.0, "--game-timeout", metavar="SECONDS",
+                                help="A game still running after this many seconds has failed (listed with its "
+                                     "seed; checked between decisions).")
 SIM_N = typer.Option(100, "-n", "--games", help="Number of games.")
 SIM_AGENTS = typer.Option(None, "--agents", help="Agents, comma separated, given to the seats in order and cycled; "
                           "different agents rotate over the seats game by game "
@@ -99,9 +102,7 @@ def simulate(
     max_steps: Optional[int] = typer.Option(None, "--max-steps", min=1, help="Step limit for a rule without decisions."),
     max_decisions: int = typer.Option(100_000, "--max-decisions", help="Stop a game after this many decisions and "
                                       "count it as unfinished (bots that never end a game)."),
-    game_timeout: float = typer.Option(60.0, "--game-timeout", help="A game still running after this many seconds "
-                                       "has failed (listed with its seed; checked between decisions).",
-                                       metavar="SECONDS"),
+    game_timeout: float = SIM_GAME_TIMEOUT,
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
     csv: Optional[str] = typer.Option(None, "--csv", help="Write the summary's tables as CSV to FILE.", metavar="FILE"),
     plot: Optional[str] = typer.Option(None, "--plot", help="Write a PNG with the win rates, game lengths and scores.",
@@ -181,18 +182,19 @@ def compare(
     scheduler: Optional[str] = SIM_SCHEDULER,
     as_json: bool = typer.Option(False, "--json", help="Print the comparison as JSON."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
+    game_timeout: float = SIM_GAME_TIMEOUT,
 ) -> None:
     """Simulate the base game and each variant with the same seeds; show the differences and their significance.
 
     Exit 1 when any game of any side failed (the comparison is printed all the same).
     """
     screen = Screen(quiet=quiet)
-    base_cfg = _sim_config(screen, game, n, players, agents_text, [], set_, seed, [], None)
+    base_cfg = _sim_config(screen, game, n, players, agents_text, [], set_, seed, [], None, game_timeout=game_timeout)
     jobs = jobs or os.cpu_count() or 1
     base = _run_simulation(screen, base_cfg, jobs, backend, scheduler, quiet or as_json, "base game")
     others = []
     for v in variant:
-        cfg = _sim_config(screen, game, n, players, agents_text, [v], set_, seed, [], None)
+        cfg = _sim_config(screen, game, n, players, agents_text, [v], set_, seed, [], None, game_timeout=game_timeout)
         others.append(_run_simulation(screen, cfg, jobs, backend, scheduler, quiet or as_json, v))
     data = rep.compare(base, others)
     if as_json:

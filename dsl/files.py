@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 
 from .diagnostics import Diagnostic, DiagnosticError, Span
-from .yaml_loader import NotRegularFile, decode_text, read_bytes
+from .yaml_loader import decode_text, read_file
 
 
 def display_path(path: str) -> str:
@@ -51,14 +51,4 @@ def resolve_inside(base_dir: str, name: str, span: Span, what: str, folder: str 
 def read_text(path: str, display: str, span: Span) -> str:
     """A rules file's text (at most the loaders' MAX_BYTES); a file that cannot be read, or that is not
     a regular file, is E005 at `span`."""
-    try:
-        raw = read_bytes(path)
-    except NotRegularFile as exc:
-        raise DiagnosticError([Diagnostic("E005", f"not a regular file ({exc}): {display}", span)]) from None
-    except FileNotFoundError:
-        raise DiagnosticError([Diagnostic("E005", f"file not found: {display}", span)]) from None
-    except IsADirectoryError:
-        raise DiagnosticError([Diagnostic("E005", f"is a directory, not a file: {display}", span)]) from None
-    except OSError as exc:
-        raise DiagnosticError([Diagnostic("E005", f"cannot read {display}: {exc.strerror}", span)]) from None
-    return decode_text(raw, display)
+    return decode_text(read_file(path, display, span), display)

@@ -176,23 +176,30 @@ def read_bytes(path: str, limit: int | None = None) -> bytes:
             os.close(fd)
 
 
+def read_file(path: str, display: str, span: Span | None = None, limit: int | None = None) -> bytes:
+    """A file's bytes (at most `limit` + 1, MAX_BYTES by default); any reason it cannot be read
+    is E005 at `span` (the file itself when None), for every kind of file rulesvm opens."""
+    where = span or Span(display, 0, 0)
+    try:
+        return read_bytes(path, limit)
+    except NotRegularFile as exc:
+        problem = f"not a regular file ({exc}): {display}"
+    except FileNotFoundError:
+        problem = f"file not found: {display}"
+    except IsADirectoryError:
+        problem = f"is a directory, not a file: {display}"
+    except OSError as exc:
+        problem = f"cannot read {display}: {exc.strerror or exc}"
+    except ValueError:              # a NUL character in the name: no file can have it
+        shown = display.encode("unicode_escape").decode("ascii")
+        problem, where = f"not a file name: {shown}", span or Span(shown, 0, 0)
+    raise DiagnosticError([Diagnostic("E005", problem, where)])
+
+
 def load_yaml_file(path: str, display: str | None = None) -> tuple[object, Marks, str]:
     """Read and parse a YAML file; returns (data, marks, text)."""
     display = display or path
-    try:
-        raw = read_bytes(path)
-    except NotRegularFile as exc:
-        raise DiagnosticError([Diagnostic("E005", f"not a regular file ({exc}): {display}",
-                                          Span(display, 0, 0))]) from None
-    except FileNotFoundError:
-        raise DiagnosticError([Diagnostic("E005", f"file not found: {display}", Span(display, 0, 0))]) from None
-    except IsADirectoryError:
-        raise DiagnosticError([Diagnostic("E005", f"is a directory, not a file: {display}", Span(display, 0, 0))]) from None
-    except OSError as exc:
-        raise DiagnosticError([Diagnostic("E005", f"cannot read {display}: {exc.strerror}", Span(display, 0, 0))]) from None
-    except ValueError:              # a NUL character in the name: no file can have it
-        shown = display.encode("unicode_escape").decode("ascii")
-        raise DiagnosticError([Diagnostic("E005", f"not a file name: {shown}", Span(shown, 0, 0))]) from None
+    raw = read_file(path, display)
     text = decode_text(raw, display)
     data, marks = load_yaml_text(text, display)
     return data, marks, text

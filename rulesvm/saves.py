@@ -17,7 +17,7 @@ import tempfile
 from rulesvm import api
 from rulesvm.dsl.diagnostics import Diagnostic, DiagnosticError, Span
 from rulesvm.dsl.loader import display_path
-from rulesvm.dsl.yaml_loader import NotRegularFile, read_bytes
+from rulesvm.dsl.yaml_loader import read_file
 from rulesvm.interpreter import Match
 
 SAVE_KIND = "rulesvm-save"
@@ -55,17 +55,7 @@ def load_saved(path: str, sink=None, debug: bool = False) -> tuple[api.Game, Mat
     the game before anything runs (E020), so a damaged file is an error, never a crash.
     """
     shown = display_path(path)
-    try:
-        raw = read_bytes(path, MAX_SAVE_BYTES)
-    except NotRegularFile as exc:
-        raise DiagnosticError([Diagnostic("E005", f"not a regular file ({exc}): {shown}", Span(shown, 0, 0))]) from None
-    except FileNotFoundError:
-        raise DiagnosticError([Diagnostic("E005", f"file not found: {shown}", Span(shown, 0, 0))]) from None
-    except IsADirectoryError:
-        raise DiagnosticError([Diagnostic("E005", f"is a directory, not a file: {shown}", Span(shown, 0, 0))]) from None
-    except (OSError, ValueError) as exc:
-        raise DiagnosticError([Diagnostic("E005", f"cannot read {shown}: {getattr(exc, 'strerror', None) or exc}",
-                                          Span(shown, 0, 0))]) from None
+    raw = read_file(path, shown, limit=MAX_SAVE_BYTES)
     if len(raw) > MAX_SAVE_BYTES:
         raise DiagnosticError([Diagnostic("E020", f"not a rulesvm save file: larger than "
                                           f"{MAX_SAVE_BYTES // (1024 * 1024)} MiB", Span(shown, 1, 1))])

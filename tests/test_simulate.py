@@ -207,3 +207,13 @@ def test_a_game_running_past_the_time_limit_fails_with_its_seed():
     summary = sim.simulate(config, jobs=1)
     assert [e["index"] for e in summary["errors"]] == [0, 1, 2]
     assert all("timed out" in e["error"] and "--game-timeout" in e["error"] for e in summary["errors"])
+
+
+def test_game_timeout_must_be_positive_in_simulate_and_compare():
+    import subprocess
+    import sys
+    ms = os.path.join(ROOT, "games", "mach_struggle.yaml")
+    for args in (["simulate", ms, "-n", "2"], ["compare", ms, "--variant", "long_race", "-n", "2"]):
+        out = subprocess.run([sys.executable, "-m", "rulesvm.cli.main", *args, "--game-timeout", "0", "--quiet"],
+                             capture_output=True, text=True, timeout=120)
+        assert out.returncode == 2 and "--game-timeout must be more than 0" in out.stderr, args

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from rulesvm import api
 from rulesvm.dsl.diagnostics import Diagnostic, DiagnosticError, Span
 from rulesvm.dsl.loader import VariantNotFound, display_path
-from rulesvm.dsl.yaml_loader import NotRegularFile, read_bytes
+from rulesvm.dsl.yaml_loader import read_file
 
 # The largest game log replayed (a long game logs a few MiB; a bigger file is not a log).
 MAX_LOG_BYTES = 256 * 1024 * 1024
@@ -43,17 +43,7 @@ class ReplayMismatch(Exception):
 def read_log(path: str) -> LoggedGame:
     """Parse a JSON Lines game log; raises DiagnosticError with line and column."""
     shown = display_path(path)
-    try:
-        raw = read_bytes(path, MAX_LOG_BYTES)
-    except NotRegularFile as exc:
-        raise DiagnosticError([Diagnostic("E005", f"not a regular file ({exc}): {shown}", Span(shown, 0, 0))]) from None
-    except FileNotFoundError:
-        raise DiagnosticError([Diagnostic("E005", f"file not found: {shown}", Span(shown, 0, 0))]) from None
-    except IsADirectoryError:
-        raise DiagnosticError([Diagnostic("E005", f"is a directory: {shown}", Span(shown, 0, 0))]) from None
-    except (OSError, ValueError) as exc:
-        raise DiagnosticError([Diagnostic("E005", f"cannot read {shown}: {getattr(exc, 'strerror', None) or exc}",
-                                          Span(shown, 0, 0))]) from None
+    raw = read_file(path, shown, limit=MAX_LOG_BYTES)
     if len(raw) > MAX_LOG_BYTES:
         raise DiagnosticError([Diagnostic("E050", f"not a game log: larger than {MAX_LOG_BYTES // (1024 * 1024)} MiB",
                                           Span(shown, 1, 1))])

@@ -17,24 +17,11 @@ def _pile_end_source(g, e, a):
     return f"{g.name(last_of if e.func.id == 'top' else first_of, 'f')}(st.zones[{g.expr(a['zone'])}])"
 
 
-@implements("top", inline=_pile_end_source)
-def _top(a):
+@implements("top", "bottom", inline=_pile_end_source)
+def _pile_end(a):
+    pick = last_of if a.node.func.id == "top" else first_of
     z = a.fn("zone")
-
-    def run(rt, L):
-        cards = rt.st.zones[z(rt, L)]
-        return cards[-1] if cards else None
-    return run
-
-
-@implements("bottom", inline=_pile_end_source)
-def _bottom(a):
-    z = a.fn("zone")
-
-    def run(rt, L):
-        cards = rt.st.zones[z(rt, L)]
-        return cards[0] if cards else None
-    return run
+    return lambda rt, L: pick(rt.st.zones[z(rt, L)])
 
 
 def _owner_source(g, e, a):

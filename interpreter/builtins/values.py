@@ -198,38 +198,14 @@ def _end_source(g, e, a):
     return f"{g.name(first_of if e.func.id == 'first' else last_of, 'f')}({g.consumed(a['items'])})"
 
 
-@implements("first", inline=_end_source)
-def _first(a):
-    if a.type("items") == ZONE:
-        z = a.fn("items")
-
-        def zfirst(rt, L):
-            cards = rt.st.zones[z(rt, L)]
-            return cards[0] if cards else None
-        return zfirst
+@implements("first", "last", inline=_end_source)
+def _end(a):
+    """The first or last item (a zone's bottom or top card), none when there is none."""
+    pick = first_of if a.node.func.id == "first" else last_of
     xs = a.fn("items")
-
-    def first(rt, L):
-        v = xs(rt, L)
-        return v[0] if v else None
-    return first
-
-
-@implements("last", inline=_end_source)
-def _last(a):
     if a.type("items") == ZONE:
-        z = a.fn("items")
-
-        def zlast(rt, L):
-            cards = rt.st.zones[z(rt, L)]
-            return cards[-1] if cards else None
-        return zlast
-    xs = a.fn("items")
-
-    def last(rt, L):
-        v = xs(rt, L)
-        return v[-1] if v else None
-    return last
+        return lambda rt, L: pick(rt.st.zones[xs(rt, L)])
+    return lambda rt, L: pick(xs(rt, L))
 
 
 def _slice_source(g, e, a):
