@@ -299,5 +299,3 @@ _WRITERS = {
     "secrecy": _secrecy, "fire": _fire, "ret": _ret, "call": _call, "use": _use, "decide": _decide,
     "decide_many_init": _decide_many_init, "decide_many": _decide_many,
 }
-
-OPS = frozenset(_WRITERS)
