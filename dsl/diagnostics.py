@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import difflib
 import os
-import stat
 from dataclasses import dataclass, field
+
+from .reading import read_bytes
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,8 +95,6 @@ def did_you_mean(name: str, candidates) -> str | None:
 # The most characters of a source line shown under a diagnostic: a longer line is shown as
 # a window around the column (a minified or hostile file must not flood the terminal).
 SHOWN_LINE = 120
-# The most bytes a file may have to be read again for its lines (the loaders' own cap).
-_READ_CAP = 8 * 1024 * 1024
 
 
 def printable(text: str) -> str:
@@ -108,24 +107,15 @@ def printable(text: str) -> str:
                    else f"\\u{ord(ch):04x}" for ch in text)
 
 
-def _readable(path: str) -> bool:
-    """A regular file of a sane size: never a FIFO (which would block), a device (endless) or
-    a file of /proc (which says size 0 and holds secrets such as the environment)."""
-    try:
-        st = os.stat(path)
-    except (OSError, ValueError):
-        return False
-    return stat.S_ISREG(st.st_mode) and 0 < st.st_size <= _READ_CAP
-
-
 def _source_line(sources: dict, span: Span) -> str | None:
     text = sources.get(span.file)
     if text is None:
-        if not _readable(span.file):
-            return None
         try:
-            with open(span.file, encoding="utf-8") as fh:
-                text = fh.read(_READ_CAP + 1)
+            # A file of /proc says it is empty and holds secrets (the environment): an empty
+            # file has no line to show anyway. FIFOs and devices are never read (read_bytes).
+            if os.path.getsize(span.file) == 0:
+                return None
+            text = read_bytes(span.file).decode("utf-8")
         except (OSError, UnicodeDecodeError, ValueError):
             return None
         sources[span.file] = text

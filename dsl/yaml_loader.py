@@ -10,16 +10,14 @@ files and alias bombs are reported as diagnostics instead of being silently acce
 from __future__ import annotations
 
 import dataclasses
-import os
 import re
-import stat
 from dataclasses import dataclass, field
 
 import yaml
 
 from .diagnostics import Diagnostic, DiagnosticError, Span
+from .reading import MAX_BYTES, NotRegularFile, read_bytes
 
-MAX_BYTES = 8 * 1024 * 1024
 # The most digits of an integer in a game file (as in the rules: dsl/parser.py).
 MAX_INT_DIGITS = 18
 MAX_NODES = 200_000
@@ -147,33 +145,6 @@ def _too_deep(text: str, file: str) -> Diagnostic:
     except (yaml.YAMLError, RecursionError):
         pass
     return Diagnostic("E003", f"YAML nests deeper than {MAX_DEPTH} levels", Span(file, 1, 1))
-
-
-class NotRegularFile(OSError):
-    """A path naming a FIFO, a device or a socket: reading it could block or never end."""
-
-
-def read_bytes(path: str, limit: int | None = None) -> bytes:
-    """A regular file's bytes, at most `limit` + 1 (MAX_BYTES by default; the caller reports a
-    larger file).
-
-    The file is opened without blocking and checked before any read: a FIFO (which would
-    wait for a writer), a device (`/dev/zero` never ends) or a socket is NotRegularFile.
-    """
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    try:
-        mode = os.fstat(fd).st_mode
-        if stat.S_ISDIR(mode):
-            raise IsADirectoryError(path)
-        if not stat.S_ISREG(mode):
-            kind = "a FIFO" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode) else "a device"
-            raise NotRegularFile(kind)
-        with os.fdopen(fd, "rb") as fh:
-            fd = -1
-            return fh.read((MAX_BYTES if limit is None else limit) + 1)
-    finally:
-        if fd >= 0:
-            os.close(fd)
 
 
 def read_file(path: str, display: str, span: Span | None = None, limit: int | None = None) -> bytes:

@@ -98,7 +98,7 @@ def test_size_is_limited_before_parsing(tmp_path, monkeypatch):
 
 
 def test_a_big_rules_file_is_limited_too(tmp_path, monkeypatch):
-    monkeypatch.setattr(yaml_loader, "MAX_BYTES", 1000)       # one limit: every file is read by yaml_loader.read_bytes
+    monkeypatch.setattr(yaml_loader, "MAX_BYTES", 1000)       # the loaders check the size they read (dsl/reading.py reads)
     path = game_with(tmp_path, "game { end_game(scores: [0]) }\n" + "# padding\n" * 200)
     diags = api.validate_path(path)
     assert codes(diags) == ["E004"] and diags[0].span.file.endswith("g.rules")
