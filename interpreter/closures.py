@@ -21,7 +21,8 @@ from . import errors as E
 from .builtins import card_property, compile_primitive
 from .errors import MAX_CALL_DEPTH
 from .format import formatter
-from .limits import bounded_join, bounded_range, bounded_text, grows
+from .limits import (bounded_join, bounded_range, bounded_text, charge, checked_int, equal, grows, join_zones, may_double, may_hold_lists, nests, short, sized,
+                     zone_chain)
 from .runtime import BREAK, CONTINUE, Return, as_rules_error, list_item, zone_item
 
 
@@ -121,25 +122,29 @@ class ClosureBackend:
     def assign(self, s: A.Assign, value):
         kind, detail = self.res.targets[s]
         op = s.op
+        at = s.span
+        if op != "=":
+            # `+=` and `-=` count in 64 bits, as `+` and `-` do (unless adding a literal).
+            amount, sign = value, (1 if op == "+=" else -1)
+            check = checked_int if may_double(op, s.target, s.value) else (lambda v, span: v)
+
+            def step(rt, L, old):
+                return check(old + sign * amount(rt, L), at)
         if kind == "local":
             slot = detail
             if op == "=":
                 def a(rt, L):
                     L[slot] = value(rt, L)
-            elif op == "+=":
-                def a(rt, L):
-                    L[slot] += value(rt, L)
             else:
                 def a(rt, L):
-                    L[slot] -= value(rt, L)
+                    L[slot] = step(rt, L, L[slot])
             return a
         if kind == "global":
             i = detail
 
             def a(rt, L):
                 g = rt.st.gvars
-                v = value(rt, L)
-                g[i] = v if op == "=" else g[i] + v if op == "+=" else g[i] - v
+                g[i] = value(rt, L) if op == "=" else step(rt, L, g[i])
             return a
         obj = self.expr(s.target.obj)
         i = detail
@@ -151,8 +156,7 @@ class ClosureBackend:
             if who is None:
                 raise E.set_of_none(name, span)
             row = getattr(rt.st, attr)[i]
-            v = value(rt, L)
-            row[who] = v if op == "=" else row[who] + v if op == "+=" else row[who] - v
+            row[who] = value(rt, L) if op == "=" else step(rt, L, row[who])
         return a
 
     def args_for(self, nodes, params):
@@ -202,6 +206,9 @@ class ClosureBackend:
 
     def _items(self, e):
         items = [self.expr(i) for i in e.items]
+        span = e.span
+        if may_hold_lists(e, self.res.types):
+            return lambda rt, L: sized(rt, tuple(i(rt, L) for i in items), span)
         return lambda rt, L: tuple(i(rt, L) for i in items)
 
     def _comprehension(self, e):
@@ -209,14 +216,18 @@ class ClosureBackend:
         slot = self.res.slots[e]
         elem = self.expr(e.elem)
         cond = self.expr(e.cond) if e.cond is not None else (lambda rt, L: True)
+        span = e.span
+        # Memory is bounded by the charges of whatever made the items; what they add up to
+        # written out is sized when they may be lists.
+        sized_whole = may_hold_lists(e, self.res.types)
 
         def comp(rt, L):
             out = []
-            for v in seq(rt, L):
+            for v in charge(rt, seq(rt, L), span):
                 L[slot] = v
                 if cond(rt, L):
                     out.append(elem(rt, L))
-            return tuple(out)
+            return sized(rt, tuple(out), span) if sized_whole else tuple(out)
         return comp
 
     def _lambda(self, e):
@@ -252,7 +263,7 @@ class ClosureBackend:
             for fn, x in parts:
                 out.append(x if fn is None else x(fn(rt, L), rt))
             text = "".join(out)
-            return bounded_text(text, span) if growing else text
+            return bounded_text(rt, text, span) if growing else text
         return string
 
     def _name(self, e: A.Name):
@@ -359,10 +370,22 @@ class ClosureBackend:
                 return x // y if op == "/" else x % y
             return div
         if op == "..":
-            return lambda rt, L: bounded_range(a(rt, L), b(rt, L), span)
+            return lambda rt, L: bounded_range(rt, a(rt, L), b(rt, L), span)
         if op == "+" and types.get(e) != INT:
-            return lambda rt, L: bounded_join(a(rt, L), b(rt, L), span)
+            zones = zone_chain(e, types)
+            if zones is not None:
+                # zone + zone + ...: one tuple of their cards, charged once (as generated code does).
+                terms = [self.expr(z) for z in zones]
+                return lambda rt, L: join_zones(rt, span, *[rt.st.zones[z(rt, L)] for z in terms])
+            nested = nests(types.get(e))
+            return lambda rt, L: bounded_join(rt, a(rt, L), b(rt, L), span, nested)
+        if op in ("==", "!=") and not short(e.left, types) and not short(e.right, types):
+            if op == "==":
+                return lambda rt, L: equal(rt, a(rt, L), b(rt, L), span)
+            return lambda rt, L: not equal(rt, a(rt, L), b(rt, L), span)
         f = _OPERATORS[op]
+        if op in ("+", "-", "*") and may_double(op, e.left, e.right):
+            return lambda rt, L: checked_int(f(a(rt, L), b(rt, L)), span)
         return lambda rt, L: f(a(rt, L), b(rt, L))
 
     def _membership(self, e: A.Binary):
@@ -376,7 +399,8 @@ class ClosureBackend:
                 return (c is not None and rt.st.where[c] == zone(rt, L)) != negate
             return in_zone
         seq = self.expr(e.right)
-        return lambda rt, L: (item(rt, L) in seq(rt, L)) != negate
+        span = e.span
+        return lambda rt, L: (item(rt, L) in charge(rt, seq(rt, L), span)) != negate
 
     def _call(self, e: A.Call):
         kind = self.res.calls[e]

@@ -19,6 +19,11 @@ MAX_ITEMS = 1_000_000
 # back end runs it and however deep Python's own stack already is.
 MAX_CALL_DEPTH = 120
 
+# The most lists a value may nest inside each other (see limits.py): every writer of values
+# (logs, saves, observations, the web table) walks them recursively; as deep as the rules
+# may write a list literal (dsl/parser.py MAX_NESTING).
+MAX_NESTING = 200
+
 
 class RulesRuntimeError(Exception):
     def __init__(self, message: str, span: Span | None = None, rule: str | None = None,
@@ -174,6 +179,22 @@ def bad_degrees(value, span) -> RulesRuntimeError:
 def too_long(n: int, span) -> RulesRuntimeError:
     return R("R015", f"the rules built a list or text of {n:,} items, more than the {MAX_ITEMS:,} allowed", span,
              "a loop that keeps growing a list?")
+
+
+def too_big_to_write(n: int, limit: int) -> RulesRuntimeError:
+    return R("R015", f"a value the rules hold takes {n:,} characters written out, more than the {limit:,} a log "
+             "line, save or observation may take", None, "a list that holds one long text many times?")
+
+
+def too_nested(span) -> RulesRuntimeError:
+    return R("R015", f"the rules built lists nested more than {MAX_NESTING} deep", span,
+             "a loop that keeps wrapping a list in another (`xs = [xs]`)?")
+
+
+def int_overflow(v: int, span) -> RulesRuntimeError:
+    side = "above 2**63 - 1" if v > 0 else "below -2**63"
+    return R("R016", f"a number grew {side}: rules count with 64-bit integers", span,
+             "a loop that keeps multiplying or adding a number to itself?")
 
 
 def out_of_memory(span, rule: str | None) -> RulesRuntimeError:

@@ -1,5 +1,7 @@
 """How values read as text: in log lines, option labels and string interpolation.
 
+A list is written out piece by piece and refused (R015) as soon as its text passes the size
+limit, so a list that shares itself many times never takes the time or memory to write out.
 Cards, players and zones are ints at run time; the compiler knows each value's static
 type and picks the matching formatter once, at compile time.
 """
@@ -7,6 +9,8 @@ type and picks the matching formatter once, at compile time.
 from __future__ import annotations
 
 from rulesvm.dsl.types import BOOL, CARD, PLAYER, ZONE, Type
+
+from .limits import bounded_pieces
 
 
 def player_name(p) -> str:
@@ -36,10 +40,10 @@ def formatter(t: Type, prog_ref):
         return zone_text
     if t.name == "list":
         inner = formatter(t.elem, prog_ref) if t.elem is not None else (lambda v, rt=None: plain(v))
-        return lambda v, rt=None: "none" if v is None else (", ".join(inner(x, rt) for x in v) if v else "nothing")
+        return lambda v, rt=None: "none" if v is None else (bounded_pieces(inner(x, rt) for x in v) if v else "nothing")
     if t.name == "tuple":
         parts = [formatter(i, prog_ref) for i in t.items]
-        return lambda v, rt=None: "(" + ", ".join(f(x, rt) for f, x in zip(parts, v)) + ")"
+        return lambda v, rt=None: "(" + bounded_pieces(f(x, rt) for f, x in zip(parts, v)) + ")"
     return lambda v, rt=None: plain(v)
 
 
@@ -49,5 +53,5 @@ def plain(v) -> str:
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, tuple):
-        return ", ".join(plain(x) for x in v)
+        return bounded_pieces(plain(x) for x in v)
     return str(v)

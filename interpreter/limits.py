@@ -1,52 +1,279 @@
-"""Limits on what the rules may build while a game runs (pipeline: running game).
+"""What the rules may spend and build while a game runs (pipeline: running game).
 
-The step limit stops rules that loop for ever; these stop rules that grow for ever, so an
-untrusted game file cannot exhaust the machine's memory: a list or text the rules build
-(`xs + xs`, `a..b`) may hold at most `MAX_ITEMS` items, else the game stops with R015; and
-calls may nest `MAX_CALL_DEPTH` deep, else R004.
+Resource accounting, in one place. Both back ends call these helpers, so a limit means the
+same whichever one runs the rules:
+
+- **Work.** The step count (`rt.steps`, reset at every decision, at most `max_steps`) is
+  charged 1 per statement and loop round, and besides *per element* for every operation
+  whose work grows with its input: a comprehension per item of its iterable, `sum`,
+  `max`, `sorted`, `in` over a list... per item touched, text and lists built by the
+  rules per item (or character) produced. A statement that walks a million items costs a
+  million steps, so `sum([sum(xs) for i in xs])` stops at the step limit (R002) instead of
+  running for hours.
+- **Size.** A value the rules build may hold at most `MAX_ITEMS` items *written out*:
+  shared structure counts as many times as it is shared (`xs = [xs, xs]` doubles), and a
+  text counts its characters, so anything the game holds can be logged, saved, observed
+  and sent to a browser in bounded time and memory (R015). Values nest at most
+  `MAX_NESTING` lists deep (R015), so no writer meets Python's recursion limit.
+- **Integers** are 64-bit signed, as in most engines: a result of `*`, `sum`, or of `+`,
+  `-`, `+=`, `-=` between two computed numbers, outside [-2**63, 2**63 - 1] is R016, where
+  Python would go on with ever larger numbers (`x = x * x` in a loop). Adding a literal
+  (`n += 1`) is not checked: it cannot double a number (see may_double).
+- **Calls** nest at most `MAX_CALL_DEPTH` deep (R004).
+
+The ceilings are engine constants a game file cannot raise (`max_steps` has a schema
+maximum); docs/security.md lists them with their numbers.
 """
 
 from __future__ import annotations
 
 from itertools import chain
 
-from .errors import MAX_ITEMS, too_deep, too_long
+from rulesvm.dsl import ast as A
+from rulesvm.dsl.types import ZONE
+
+from .errors import (MAX_CALL_DEPTH, MAX_ITEMS, MAX_NESTING, int_overflow, runaway, too_big_to_write, too_deep, too_long,
+                     too_nested)
+
+# The range of integers the rules compute with (64-bit signed).
+MAX_INT = 2 ** 63 - 1
+MIN_INT = -2 ** 63
+
+# Ranges shorter than this are built for free (the generated code writes `0..2` as a constant).
+FREE_RANGE = 64
 
 
-def bounded_range(a: int, b: int, span) -> tuple:
-    """`a..b`, refusing ranges too long to build."""
+def charge(rt, items, span):
+    """`items`, after charging one step per item to the work of this decision: the work of
+    a comprehension or built-in walking them (R002 past max_steps)."""
+    if items is not None:
+        rt.steps += len(items)
+        if rt.steps > rt.max_steps:
+            raise runaway(rt.max_steps, span, None)
+    return items
+
+
+def charge_count(rt, n: int, span) -> None:
+    """Charge n steps of work (sorting: n log n comparisons; a product: its size)."""
+    rt.steps += n
+    if rt.steps > rt.max_steps:
+        raise runaway(rt.max_steps, span, None)
+
+
+def equal(rt, a, b, span) -> bool:
+    """`a == b` for values that may be lists or texts: comparing two of the same length
+    touches every item, and is charged so."""
+    t = type(a)
+    if (t is tuple or t is str) and type(b) is t and len(a) == len(b):
+        charge_count(rt, len(a), span)
+    return a == b
+
+
+def checked_int(v, span):
+    """An integer result, refused past 64 bits (R016); any other value passes."""
+    if type(v) is int and not MIN_INT <= v <= MAX_INT:
+        raise int_overflow(v, span)
+    return v
+
+
+def overflow(v, span):
+    """For generated code that has already compared: the integer is out of range."""
+    raise int_overflow(v, span)
+
+
+def written_size(v, room: int = MAX_ITEMS, depth: int = 0) -> int:
+    """How many items `v` holds written out (a list: 1 + its items', a text or number: 1),
+    counting past `room` only as far as needed to know it is too big."""
+    if depth > MAX_NESTING:
+        raise too_nested(None)
+    n = 1
+    for x in v:
+        t = type(x)
+        if t is tuple or t is list:
+            n += written_size(x, room - n, depth + 1)
+            if n > room:
+                return n
+        else:
+            n += 1
+    return n
+
+
+def sized(rt, v, span):
+    """A list just built whose items may be lists or texts: refused if it is too big written
+    out or nested too deep, else charged its written size as work."""
+    if v is None:
+        return v
+    n = written_size(v)
+    if n > MAX_ITEMS:
+        raise too_long(n, span)
+    charge_count(rt, n, span)
+    return v
+
+
+def bounded_range(rt, a: int, b: int, span) -> tuple:
+    """`a..b`, refusing ranges too long to build; a range of `FREE_RANGE` items or more is
+    charged its length (shorter ones cost nothing more than a literal list)."""
     if b - a >= MAX_ITEMS:
         raise too_long(b - a + 1, span)
+    if b - a >= FREE_RANGE - 1:
+        charge_count(rt, b - a + 1, span)
     return tuple(range(a, b + 1))
 
 
-def bounded_text(text: str, span) -> str:
+def bounded_text(rt, text: str, span) -> str:
     """A text built by interpolation, refused past MAX_ITEMS characters (`s = "{s}{s}"` in a
-    loop doubles it each round: it must stop long before it exhausts memory)."""
+    loop doubles it each round: it must stop long before it exhausts memory), charged its
+    length as work."""
     if len(text) > MAX_ITEMS:
         raise too_long(len(text), span)
+    charge_count(rt, len(text), span)
     return text
 
 
 def grows(t) -> bool:
-    """Can an interpolated value of static type t be of any length (a text, a list...)? A card,
-    a player, a number or a truth value always reads short."""
+    """Can a value of static type t be of any length (a text, a list...)? A card, a player,
+    a number or a truth value always reads short."""
     return t is None or t.name not in ("card", "player", "int", "bool", "none", "zone")
 
 
-def bounded_join(a, b, span):
-    """`a + b` for lists and texts, refusing results too long to build."""
-    if type(a) in (tuple, list, str) and len(a) + len(b) > MAX_ITEMS:
-        raise too_long(len(a) + len(b), span)
-    return a + b
+def bounded_join(rt, a, b, span, nested: bool = False):
+    """`a + b`: numbers within 64 bits; lists and texts refused when too long to build,
+    charged the length they produce (`nested`: the items may be lists, sized as written out)."""
+    t = type(a)
+    if t is tuple or t is list or t is str:
+        n = len(a) + len(b)
+        if n > MAX_ITEMS:
+            raise too_long(n, span)
+        charge_count(rt, n, span)
+        return sized(rt, a + b, span) if nested and t is not str else a + b
+    return checked_int(a + b, span)
 
 
-def concat_lists(span, *lists) -> tuple:
-    """`a + b + c ...` of several lists (zones' cards) as one tuple, refusing results too long."""
+def bounded_join_join(rt, sep: str, parts, span) -> str:
+    """`join(items, separator)`: the pieces joined, refused when the text would be too long."""
+    n = len(sep) * max(len(parts) - 1, 0) + sum(len(p) for p in parts)
+    if n > MAX_ITEMS:
+        raise too_long(n, span)
+    charge_count(rt, n, span)
+    return sep.join(parts)
+
+
+def bounded_pieces(pieces, sep: str = ", ") -> str:
+    """Texts joined by a writer (a list shown in a log line), refused as soon as the text
+    would pass MAX_ITEMS characters: a list shared many times inside itself reads short in
+    memory and would be gigabytes written out."""
+    out, n = [], 0
+    for p in pieces:
+        n += len(p) + len(sep)
+        if n > MAX_ITEMS + len(sep):
+            raise too_long(n, None)
+        out.append(p)
+    return sep.join(out)
+
+
+def join_zones(rt, span, *lists) -> tuple:
+    """`z1 + z2 + ...` of zones (their cards) as one tuple, charged its length once (both back
+    ends join a chain of zones in one go)."""
     out = tuple(chain(*lists))
-    if len(out) > MAX_ITEMS:
-        raise too_long(len(out), span)
+    charge_count(rt, len(out), span)
     return out
 
 
-__all__ = ["bounded_range", "bounded_join", "bounded_text", "grows", "concat_lists", "too_deep"]
+def may_double(op: str, left, right) -> bool:
+    """Is `left op right` (or `left op= right`) checked to stay within 64 bits? A product
+    always is; a sum or difference only when neither side is a number literal: adding a
+    fixed amount grows a number by that much per step, never doubling it, so `n += 1` in a
+    loop stays far from 2**63 however long the step limit lets it run."""
+    return op in ("*", "*=") or (type(left) is not A.IntLit and type(right) is not A.IntLit)
+
+
+def zone_chain(e, types) -> list | None:
+    """The zone expressions of `z1 + z2 + ...` (joined in one go, see join_zones), or None if
+    any term is not a zone."""
+    if type(e) is A.Binary and e.op == "+":
+        left, right = zone_chain(e.left, types), zone_chain(e.right, types)
+        return left + right if left is not None and right is not None else None
+    return [e] if types.get(e) == ZONE else None
+
+
+def bounded_count(n: int, span) -> int:
+    """The number of items a built-in is about to build (product, permutations), refused
+    before building when too many."""
+    if n > MAX_ITEMS:
+        raise too_long(n, span)
+    return n
+
+
+__all__ = ["MAX_INT", "MIN_INT", "FREE_RANGE", "MAX_CALL_DEPTH", "charge", "charge_count", "equal", "checked_int", "overflow",
+           "written_size", "sized", "may_hold_lists", "written_text", "checked_written", "spend", "bounded_range", "bounded_join", "bounded_text", "bounded_join_join",
+           "bounded_pieces", "grows", "short", "nests", "join_zones", "zone_chain", "may_double", "bounded_count", "too_deep"]
+
+
+def short(node, types) -> bool:
+    """Does the expression always read short: a value of a scalar type, a text without
+    interpolation, or a list or tuple literal of such? Building or comparing it costs no
+    more than the rules' own text, so it is not charged or sized."""
+    t = type(node)
+    if t is A.StrLit:
+        return all(isinstance(p, str) for p in node.parts)
+    if t is A.ListLit or t is A.TupleLit:
+        return all(short(i, types) for i in node.items)
+    return not grows(types.get(node))
+
+
+def may_be_list(t) -> bool:
+    """May a value of static type t be (or hold) a list?"""
+    if t is None or t.name in ("list", "any", "T", "K", "none"):
+        return True
+    return t.name == "tuple" and any(may_be_list(i) for i in t.items)
+
+
+def nests(t) -> bool:
+    """Can a list or tuple of static type t hold lists (so its size written out may exceed
+    its length)? Texts and numbers count one item each."""
+    if t is None or t.name not in ("list", "tuple"):
+        return t is None or t.name in ("any", "T", "K", "none")
+    if t.name == "list":
+        return may_be_list(t.elem)
+    return any(may_be_list(i) for i in t.items)
+
+
+def may_hold_lists(node, types) -> bool:
+    """Does the list or tuple expression node build a value that may hold lists (and so must
+    be sized as written out)?"""
+    return nests(types.get(node))
+
+
+# The most characters a value may take written out by a writer (a save, an observation, an
+# event in the log): a list of MAX_ITEMS items may share one long text many times.
+MAX_WRITTEN = 16 * MAX_ITEMS
+
+
+def checked_written(v, budget: list | None = None):
+    """v, after checking that writing it out (texts by their characters) stays within
+    MAX_WRITTEN; for writers that hand a value on as it is (an event's arguments)."""
+    if budget is None:
+        budget = [MAX_WRITTEN]
+    if type(v) is tuple or type(v) is list:
+        spend(budget, 1)
+        for x in v:
+            checked_written(x, budget)
+    elif type(v) is str:
+        spend(budget, len(v))
+    else:
+        spend(budget, 1)
+    return v
+
+
+def spend(budget: list, n: int) -> None:
+    """A writer writes n more characters or items, counted against `budget` (a one-item list
+    of what is left): past it, R015 instead of gigabytes of output."""
+    budget[0] -= n
+    if budget[0] < 0:
+        raise too_big_to_write(MAX_WRITTEN - budget[0], MAX_WRITTEN)
+
+
+def written_text(budget: list, text: str) -> str:
+    """A text a writer is about to write, counted against `budget` (see spend)."""
+    spend(budget, len(text))
+    return text

@@ -10,20 +10,25 @@ terminal and web front ends read only this, so they cannot learn what a seat may
 
 from __future__ import annotations
 
-from rulesvm.dsl.types import CARD, PLAYER, ZONE
+from rulesvm.dsl.types import ANY, CARD, PLAYER, ZONE
 
 from .errors import RulesRuntimeError
+from .limits import MAX_WRITTEN, spend, written_text
 
 
 # How a variable shows a card the seat cannot see (no card id can look like this).
 HIDDEN_CARD = "(hidden card)"
 
 
-def _value(v, t, prog, st=None, seat: int = -1):
+def _value(v, t, prog, st=None, seat: int = -1, budget: list | None = None):
     """A variable's value as `seat` may read it: a card it cannot see where the card lies now
-    (in a hidden zone, in another player's hand, face down) is HIDDEN_CARD, never its id."""
+    (in a hidden zone, in another player's hand, face down) is HIDDEN_CARD, never its id.
+    Refused (R015) past limits.MAX_WRITTEN characters or items written out."""
     if v is None:
         return None
+    if budget is None:
+        budget = [MAX_WRITTEN]
+    spend(budget, 1)
     if t == CARD:
         if seat >= 0 and st is not None and not can_see_card(prog, st, v, st.where[v], seat):
             return HIDDEN_CARD
@@ -33,11 +38,13 @@ def _value(v, t, prog, st=None, seat: int = -1):
     if t == ZONE:
         return prog.zone_names[v]
     if t.name == "list" and isinstance(v, tuple):
-        return [_value(x, t.elem, prog, st, seat) for x in v]
+        return [_value(x, t.elem, prog, st, seat, budget) for x in v]
     if t.name == "tuple" and isinstance(v, tuple) and len(t.items) == len(v):
-        return [_value(x, i, prog, st, seat) for x, i in zip(v, t.items)]
+        return [_value(x, i, prog, st, seat, budget) for x, i in zip(v, t.items)]
     if isinstance(v, tuple):
-        return list(v)
+        return [_value(x, ANY, prog, st, seat, budget) for x in v]
+    if isinstance(v, str):
+        return written_text(budget, v)
     return v
 
 

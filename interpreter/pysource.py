@@ -20,9 +20,9 @@ from rulesvm.dsl.types import ANY, CARD, INT, PLAYER, ZONE
 
 from . import errors as E
 from .builtins import INLINE
-from .errors import MAX_ITEMS
 from .format import formatter
-from .limits import bounded_join, bounded_range, bounded_text, concat_lists, grows
+from .limits import (FREE_RANGE, MAX_INT, MIN_INT, bounded_join, bounded_range, bounded_text, charge, checked_int, equal,
+                     grows, may_double, may_hold_lists, nests, overflow, short, sized, zone_chain)
 from .namespace import Unsupported
 from .purity import syntax_nodes
 from .pystatements import StatementWriter, SIMPLE
@@ -223,7 +223,10 @@ class PyGen(StatementWriter):
             return f"({self.expr(e.then)} if {self.expr(e.cond)} else {self.expr(e.else_)})"
         if t is A.ListLit or t is A.TupleLit:
             items = ", ".join(self.expr(i) for i in e.items)
-            return f"({items},)" if items else "()"
+            src = f"({items},)" if items else "()"
+            if may_hold_lists(e, self.res.types):
+                return f"{self.name(sized, 'f')}(rt, {src}, {self.name(e.span, 'S')})"
+            return src
         if t is A.Comprehension:
             return self._comprehension(e)
         if t is A.Call:
@@ -265,11 +268,12 @@ class PyGen(StatementWriter):
                 parts.append(f"{self.name(fmt, 'fmt')}({src}, rt)")
         if not parts:
             return "''"
-        if len(parts) == 1:
+        growing = any(not isinstance(p, str) and grows(self.res.types.get(p, ANY)) for p in e.parts)
+        if len(parts) == 1 and not growing:
             return parts[0] if parts[0].startswith(("'", '"')) else f"str({parts[0]})"
-        text = "(" + " + ".join(parts) + ")"
-        if any(not isinstance(p, str) and grows(self.res.types.get(p, ANY)) for p in e.parts):
-            return f"{self.name(bounded_text, 'f')}({text}, {self.name(e.span, 'S')})"
+        text = "(" + " + ".join(parts) + ")" if len(parts) > 1 else f"str({parts[0]})"
+        if growing:
+            return f"{self.name(bounded_text, 'f')}(rt, {text}, {self.name(e.span, 'S')})"
         return text
 
     def seq(self, e) -> str:
@@ -340,11 +344,14 @@ class PyGen(StatementWriter):
             if self.res.types.get(e.right) == ZONE:
                 test = f"({self.name(_in_zone, 'f')}(st, {item}, {self.expr(e.right)}))"
                 return test if op == "in" else f"(not {test})"
-            return f"({item} {op} {self.expr(e.right)})"
+            return f"({item} {op} {self.name(charge, 'f')}(rt, {self.expr(e.right)}, {self.name(e.span, 'S')}))"
         lt, rt_ = self.res.types.get(e.left), self.res.types.get(e.right)
         if op in ("==", "!=") and (type(e.left) is A.NoneLit or type(e.right) is A.NoneLit):
             other = e.right if type(e.left) is A.NoneLit else e.left
             return f"({self.expr(other)} {'is' if op == '==' else 'is not'} None)"
+        if op in ("==", "!=") and not short(e.left, self.res.types) and not short(e.right, self.res.types):
+            test = f"{self.name(equal, 'f')}(rt, {self.expr(e.left)}, {self.expr(e.right)}, {self.name(e.span, 'S')})"
+            return test if op == "==" else f"(not {test})"
         if op in ("==", "!=", "and", "or"):
             a, b = self.expr(e.left), self.expr(e.right)
         else:
@@ -355,20 +362,28 @@ class PyGen(StatementWriter):
         if op == "%":
             return f"_mod({a}, {b})"
         if op == "..":
-            if type(e.left) is A.IntLit and type(e.right) is A.IntLit and e.right.value - e.left.value < 64:
+            if type(e.left) is A.IntLit and type(e.right) is A.IntLit and e.right.value - e.left.value < FREE_RANGE - 1:
                 return repr(tuple(range(e.left.value, e.right.value + 1)))     # e.g. 0..2: a constant
-            return f"{self.name(bounded_range, 'f')}({a}, {b}, {self.name(e.span, 'S')})"
+            return f"{self.name(bounded_range, 'f')}(rt, {a}, {b}, {self.name(e.span, 'S')})"
         if op == "+" and self.res.types.get(e) != INT:
-            zones = self._zone_terms(e)
+            zones = zone_chain(e, self.res.types)
             if zones is not None:
                 # zone + zone + ...: one tuple of their cards, not a copy per `+`.
-                if len(zones) * len(self.ctx.tables.card_ids) <= MAX_ITEMS:
-                    # A card lies in one zone: these zones cannot hold too many together.
-                    return "(" + "".join(f"*st.zones[{z}], " for z in zones) + ")"
-                lists = ", ".join(f"st.zones[{z}]" for z in zones)
-                return f"{self.name(concat_lists, 'f')}({self.name(e.span, 'S')}, {lists})"
-            return f"{self.name(bounded_join, 'f')}({a}, {b}, {self.name(e.span, 'S')})"
+                cards = "".join(f"*st.zones[{self.expr(z)}], " for z in zones)
+                return f"{self.name(charge, 'f')}(rt, ({cards}), {self.name(e.span, 'S')})"
+            nested = nests(self.res.types.get(e))
+            return f"{self.name(bounded_join, 'f')}(rt, {a}, {b}, {self.name(e.span, 'S')}, {nested})"
+        if op in ("+", "-", "*") and may_double(op, e.left, e.right):
+            return self._int_result(f"{a} {op} {b}", e.span)
         return f"({a} {op} {b})"
+
+    def _int_result(self, src: str, span) -> str:
+        """An integer computed by `src`, refused past 64 bits (as limits.checked_int)."""
+        if self._in_iterable:
+            return f"{self.name(checked_int, 'f')}({src}, {self.name(span, 'S')})"
+        t = self.temp("n")
+        return (f"({t} if {MIN_INT} <= ({t} := {src}) <= {MAX_INT} "
+                f"else {self.name(overflow, 'f')}({t}, {self.name(span, 'S')}))")
 
     def _face_field(self, detail: str, obj: str) -> str:
         """A face-dependent field read from a table of the 8 ways a card can lie (face up or
@@ -415,31 +430,27 @@ class PyGen(StatementWriter):
         """e as a sequence read once, at once, and dropped (by count, sum, max...): a
         comprehension need not be frozen into a tuple, a zone need not be copied."""
         if type(e) is A.Comprehension:
-            src = self._comprehension(e)
-            return src[len("tuple("):-1]       # the list comprehension inside tuple(...)
+            return self._comprehension(e, frozen=False)
         if self.res.types.get(e) == ZONE:
             return f"st.zones[{self.expr(e)}]"
         return self.expr(e)
 
-    def _zone_terms(self, e) -> list[str] | None:
-        """The zones of `z1 + z2 + ...` (sources of zone indices), or None if any term is not a zone."""
-        if type(e) is A.Binary and e.op == "+":
-            left, right = self._zone_terms(e.left), self._zone_terms(e.right)
-            return left + right if left is not None and right is not None else None
-        if self.res.types.get(e) == ZONE:
-            return [self.expr(e)]
-        return None
-
-    def _comprehension(self, e) -> str:
+    def _comprehension(self, e, frozen: bool = True) -> str:
+        """A list comprehension, charged (as limits says) per item of its iterable and, when
+        its items may be lists or texts, by the size of what it makes; `frozen`: as a tuple."""
         slot = self.res.slots[e]
+        span = self.name(e.span, "S")
         # An expression never moves cards, so a comprehension can walk a zone's list itself.
-        seq = self._iterable(e.iterable)
+        seq = f"{self.name(charge, 'f')}(rt, {self._iterable(e.iterable)}, {span})"
         with self._player_var(e.iterable, slot, (e.elem, e.cond)):
             elem = self.expr(e.elem)
             var = self._bound_var(slot)
-            if e.cond is None:
-                return f"tuple([{elem} for {var} in {seq}])"
-            return f"tuple([{elem} for {var} in {seq} if {self.expr(e.cond)}])"
+            sizing = may_hold_lists(e, self.res.types)
+            cond = "" if e.cond is None else f" if {self.expr(e.cond)}"
+            src = f"[{elem} for {var} in {seq}{cond}]"
+            if frozen:
+                src = f"tuple({src})"
+            return f"{self.name(sized, 'f')}(rt, {src}, {span})" if sizing else src
 
     def _index(self, e) -> str:
         obj_t = self.res.types.get(e.obj)

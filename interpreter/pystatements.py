@@ -14,6 +14,7 @@ from rulesvm.dsl.types import ZONE
 
 from . import errors as E
 from .builtins import STATEMENTS
+from .limits import MAX_INT, MIN_INT, may_double, overflow
 from .namespace import Unsupported
 
 # Argument sources cheap and harmless to repeat, so an inlined function may read them where
@@ -181,16 +182,26 @@ class StatementWriter:
         op = s.op
         value = self._value(s.value)
         if kind == "local":
-            return [f"{pad}{self.slot(detail)} {op} {value}"]
-        if kind == "global":
-            return [f"{pad}st.gvars[{detail}] {op} {value}"]
-        store = "st.pvars" if kind == "pvar" else "st.cvars"
-        obj = self.expr(s.target.obj)
-        if obj in self._players:
-            return [f"{pad}{store}[{detail}][{obj}] {op} {value}"]
-        return [f"{pad}_o = {obj}",
-                f"{pad}if _o is None: raise {self.name(E.set_of_none, 'f')}({s.target.name!r}, "
-                f"{self.name(s.target.span, 'S')})",
-                f"{pad}{store}[{detail}][_o] {op} {value}"]
+            target = self.slot(detail)
+            lines = []
+        elif kind == "global":
+            target = f"st.gvars[{detail}]"
+            lines = []
+        else:
+            store = "st.pvars" if kind == "pvar" else "st.cvars"
+            obj = self.expr(s.target.obj)
+            if obj in self._players:
+                target, lines = f"{store}[{detail}][{obj}]", []
+            else:
+                target = f"{store}[{detail}][_o]"
+                lines = [f"{pad}_o = {obj}",
+                         f"{pad}if _o is None: raise {self.name(E.set_of_none, 'f')}({s.target.name!r}, "
+                         f"{self.name(s.target.span, 'S')})"]
+        if op == "=" or not may_double(op, s.target, s.value):
+            return lines + [f"{pad}{target} {op} {value}"]
+        # `+=` and `-=` count in 64 bits, as `+` and `-` do.
+        return lines + [f"{pad}_n = {target} {op[0]} ({value})",
+                        f"{pad}if not {MIN_INT} <= _n <= {MAX_INT}: {self.name(overflow, 'f')}(_n, {self.name(s.span, 'S')})",
+                        f"{pad}{target} = _n"]
 
 

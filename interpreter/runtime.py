@@ -12,6 +12,7 @@ from __future__ import annotations
 from . import rng as R
 from . import errors as E
 from .errors import MAX_CALL_DEPTH, RulesRuntimeError
+from .limits import checked_written
 from .state import Frame
 
 BREAK = 1
@@ -183,7 +184,7 @@ class Runtime:
         """Queue the triggers of an event whose condition holds; they run after this statement."""
         triggers = self.prog.triggers.get(event)
         if self.sink is not None and event not in ("moved",):
-            self.sink({"type": "event", "event": event, "args": [a if not isinstance(a, tuple) else list(a)
+            self.sink({"type": "event", "event": event, "args": [a if not isinstance(a, tuple) else list(checked_written(a))
                                                                  for a in args]})
         if not triggers:
             return

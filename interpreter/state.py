@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from .limits import MAX_WRITTEN, spend, written_text
+
 
 # The value of choose_many's "done" option (no value of the rules language can equal it).
 DONE = "\x00done"
@@ -81,11 +83,18 @@ class GameState:
         return s
 
 
-def _to_json_value(v):
+def _to_json_value(v, budget: list | None = None):
+    """v as JSON (a tuple as {"t": [...]}), refused (R015) past limits.MAX_WRITTEN characters
+    or items: a list that shares itself must not take gigabytes to save."""
+    if budget is None:
+        budget = [MAX_WRITTEN]
     if isinstance(v, tuple):
-        return {"t": [_to_json_value(x) for x in v]}
+        return {"t": [_to_json_value(x, budget) for x in v]}
     if isinstance(v, list):
-        return [_to_json_value(x) for x in v]
+        return [_to_json_value(x, budget) for x in v]
+    if isinstance(v, str):
+        return written_text(budget, v)
+    spend(budget, 1)
     return v
 
 

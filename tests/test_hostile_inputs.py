@@ -274,7 +274,7 @@ def test_a_text_doubled_by_interpolation_stops_at_the_size_limit(tmp_path, monke
     from rulesvm.interpreter import RulesRuntimeError
     monkeypatch.setenv("RULESVM_CODEGEN", codegen)
     rules = 'var n: int = 0\ngame {\n  let s = "ab"\n  repeat 60 { s = "{s}{s}" }\n  end_game(scores: [n])\n}\n'
-    with pytest.raises(RulesRuntimeError) as info:
-        api.new_game(api.load_game(_game(tmp_path, rules)), 1, 0)
+    with pytest.raises(RulesRuntimeError) as info:       # the highest step limit: the size limit comes first
+        api.new_game(api.load_game(_game(tmp_path, rules, extra=f"max_steps: {MAX_STEPS}\n")), 1, 0)
     assert info.value.code == "R015" and (info.value.span.line, info.value.span.col) == (4, 19)
     assert "more than the 1,000,000 allowed" in info.value.message       # caught at the limit, not by memory

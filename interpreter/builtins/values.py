@@ -4,12 +4,14 @@ an implementation: closure maker, inline template, metadata in the registry)."""
 from __future__ import annotations
 
 import itertools
+import math
 
 from rulesvm.dsl import ast as A
 from rulesvm.dsl.types import ZONE
 
 from .. import errors as E
 from ..format import formatter
+from ..limits import bounded_count, bounded_join_join, charge, charge_count, checked_int
 from .base import Args, implements
 
 
@@ -49,15 +51,24 @@ def _count(a: Args):
     return lambda rt, L: len(xs(rt, L))
 
 
+def _charged(g, e, items) -> str:
+    """Source of `items` read once, charged one step per item (limits.charge)."""
+    return f"{g.name(charge, 'f')}(rt, {g.consumed(items)}, {g.name(e.span, 'S')})"
+
+
 def _builtin_source(g, e, a):
-    """sum, any, all: Python's own, over the items read once."""
-    return f"{e.func.id}({g.consumed(a['items'])})"
+    """sum, any, all: Python's own, over the items read once; a sum stays within 64 bits."""
+    src = f"{e.func.id}({_charged(g, e, a['items'])})"
+    if e.func.id == "sum":
+        return f"{g.name(checked_int, 'f')}({src}, {g.name(e.span, 'S')})"
+    return src
 
 
 @implements("sum", inline=_builtin_source)
 def _sum(a: Args):
     xs = a.seq("items")
-    return lambda rt, L: sum(xs(rt, L))
+    span = a.node.span
+    return lambda rt, L: checked_int(sum(charge(rt, xs(rt, L), span)), span)
 
 
 def _extreme(a: Args, pick):
@@ -68,7 +79,7 @@ def _extreme(a: Args, pick):
     name = a.node.func.id
 
     def run(rt, L):
-        values = xs(rt, L)
+        values = charge(rt, xs(rt, L), span)
         if values:
             return pick(values)
         if has_default:
@@ -80,7 +91,7 @@ def _extreme(a: Args, pick):
 def _extreme_source(g, e, a):
     if a.get("default") is None:
         return None
-    return f"{e.func.id}({g.consumed(a['items'])}, default={g.expr(a['default'])})"
+    return f"{e.func.id}({_charged(g, e, a['items'])}, default={g.expr(a['default'])})"
 
 
 @implements("max", inline=_extreme_source)
@@ -95,49 +106,50 @@ def _min(a):
 
 @implements("any", inline=_builtin_source)
 def _any(a):
-    xs = a.seq("items")
-    return lambda rt, L: any(xs(rt, L))
+    xs, span = a.seq("items"), a.node.span
+    return lambda rt, L: any(charge(rt, xs(rt, L), span))
 
 
 @implements("all", inline=_builtin_source)
 def _all(a):
-    xs = a.seq("items")
-    return lambda rt, L: all(xs(rt, L))
+    xs, span = a.seq("items"), a.node.span
+    return lambda rt, L: all(charge(rt, xs(rt, L), span))
 
 
 @implements("sorted")
 def _sorted(a):
     xs = a.seq("items")
     desc = a.fn("desc")
+    span = a.node.span
     if a.given("key"):
         key = a.fn("key")
-        return lambda rt, L: tuple(sorted(xs(rt, L), key=key(rt, L), reverse=bool(desc(rt, L))))
-    return lambda rt, L: tuple(sorted(xs(rt, L), reverse=bool(desc(rt, L))))
+        return lambda rt, L: tuple(sorted(charge(rt, xs(rt, L), span), key=key(rt, L), reverse=bool(desc(rt, L))))
+    return lambda rt, L: tuple(sorted(charge(rt, xs(rt, L), span), reverse=bool(desc(rt, L))))
 
 
 @implements("reversed")
 def _reversed(a):
-    xs = a.seq("items")
-    return lambda rt, L: tuple(reversed(xs(rt, L)))
+    xs, span = a.seq("items"), a.node.span
+    return lambda rt, L: tuple(reversed(charge(rt, xs(rt, L), span)))
 
 
 def _distinct_source(g, e, a):
-    return f"tuple(dict.fromkeys({g.seq(a['items'])}))"
+    return f"tuple(dict.fromkeys({g.name(charge, 'f')}(rt, {g.seq(a['items'])}, {g.name(e.span, 'S')})))"
 
 
 @implements("distinct", inline=_distinct_source)
 def _distinct(a):
-    xs = a.seq("items")
-    return lambda rt, L: tuple(dict.fromkeys(xs(rt, L)))
+    xs, span = a.seq("items"), a.node.span
+    return lambda rt, L: tuple(dict.fromkeys(charge(rt, xs(rt, L), span)))
 
 
 @implements("multiplicities")
 def _multiplicities(a):
-    xs = a.seq("items")
+    xs, span = a.seq("items"), a.node.span
 
     def run(rt, L):
         counts: dict = {}
-        for x in xs(rt, L):
+        for x in charge(rt, xs(rt, L), span):
             counts[x] = counts.get(x, 0) + 1
         return tuple(sorted(counts.values(), reverse=True))
     return run
@@ -145,37 +157,53 @@ def _multiplicities(a):
 
 @implements("product")
 def _product(a):
-    lists = a.fn("lists")
-    return lambda rt, L: tuple(itertools.product(*lists(rt, L)))
+    lists, span = a.fn("lists"), a.node.span
+
+    def run(rt, L):
+        factors = lists(rt, L)
+        n = bounded_count(math.prod(len(f) for f in factors), span)
+        charge_count(rt, n * max(len(factors), 1), span)
+        return tuple(itertools.product(*factors))
+    return run
 
 
 @implements("permutations")
 def _permutations(a):
-    xs, size = a.seq("items"), a.fn("size")
-    return lambda rt, L: tuple(itertools.permutations(xs(rt, L), size(rt, L)))
+    xs, size, span = a.seq("items"), a.fn("size"), a.node.span
+
+    def run(rt, L):
+        items, k = xs(rt, L), size(rt, L)
+        n = len(items) if k is None else k
+        if 0 <= n <= len(items):
+            charge_count(rt, bounded_count(math.perm(len(items), n), span) * max(n, 1), span)
+        return tuple(itertools.permutations(items, k))
+    return run
 
 
 @implements("join")
 def _join(a):
-    xs, sep = a.seq("items"), a.fn("separator")
-    return lambda rt, L: sep(rt, L).join(str(x) for x in xs(rt, L))
+    xs, sep, span = a.seq("items"), a.fn("separator"), a.node.span
+    return lambda rt, L: bounded_join_join(rt, sep(rt, L), [str(x) for x in charge(rt, xs(rt, L), span)], span)
 
 
 @implements("flatten")
 def _flatten(a):
     xs = a.fn("lists")
     elem = a.type("lists")
+    span = a.node.span
     if elem.name == "list" and elem.elem == ZONE:
-        return lambda rt, L: tuple(c for z in xs(rt, L) for c in rt.st.zones[z])
+        return lambda rt, L: charge(rt, tuple(c for z in charge(rt, xs(rt, L), span) for c in rt.st.zones[z]), span)
 
     def run(rt, L):
         out = []
-        for x in xs(rt, L):
+        for x in charge(rt, xs(rt, L), span):
             if isinstance(x, int):              # a zone given where `any` was expected
                 out.extend(rt.st.zones[x])
             else:
                 out.extend(x)
-        return tuple(out)
+            if len(out) > E.MAX_ITEMS:
+                raise E.too_long(len(out), span)
+        return charge(rt, tuple(out), span)
     return run
 
 
@@ -211,21 +239,21 @@ def _end(a):
 def _slice_source(g, e, a):
     x = a["items"]
     src = f"st.zones[{g.expr(x)}]" if g.res.types.get(x) == ZONE else g.expr(x)
-    return f"tuple({src}[{g.expr(a['start'])}:{g.expr(a['end'])}])"
+    return f"{g.name(charge, 'f')}(rt, tuple({src}[{g.expr(a['start'])}:{g.expr(a['end'])}]), {g.name(e.span, 'S')})"
 
 
 @implements("slice", inline=_slice_source)
 def _slice(a):
-    xs, start, end = a.seq("items"), a.fn("start"), a.fn("end")
-    return lambda rt, L: tuple(xs(rt, L)[start(rt, L):end(rt, L)])
+    xs, start, end, span = a.seq("items"), a.fn("start"), a.fn("end"), a.node.span
+    return lambda rt, L: charge(rt, tuple(xs(rt, L)[start(rt, L):end(rt, L)]), span)
 
 
 @implements("index_of")
 def _index_of(a):
-    xs, item = a.seq("items"), a.fn("item")
+    xs, item, span = a.seq("items"), a.fn("item"), a.node.span
 
     def run(rt, L):
-        seq = xs(rt, L)
+        seq = charge(rt, xs(rt, L), span)
         v = item(rt, L)
         return seq.index(v) if v in seq else -1
     return run
@@ -261,7 +289,8 @@ def _clamp(a):
 def _text(a):
     v = a.fn("value")
     fmt = formatter(a.type("value"), lambda: a.c.prog)
-    return lambda rt, L: fmt(v(rt, L), rt)
+    span = a.node.span
+    return lambda rt, L: charge(rt, fmt(v(rt, L), rt), span)
 
 
 @implements("digits")

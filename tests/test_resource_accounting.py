@@ -1,0 +1,153 @@
+"""Resource accounting (interpreter/limits.py): hostile rules that would take hours or
+gigabytes end at once with a positioned runtime error, under both back ends, in a process
+capped at 1 GB of memory. Each case is a reproduction from the hostile-inputs issue or a
+neighbour of one; the expected error is written next to the rules."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from rulesvm import api
+from rulesvm.dsl.schema import MAX_STEPS
+from rulesvm.interpreter import RulesRuntimeError
+from rulesvm.interpreter.limits import MAX_INT
+
+try:
+    import resource
+except ImportError:          # pragma: no cover - not on Windows
+    resource = None
+
+MEMORY_CAP = 1 << 30        # the budget of docs/security.md: 1 GB
+
+# name -> (rules, extra game-file lines, expected code, line of the error)
+CASES = {
+    "an integer squared in a loop":
+        ("var x: int = 2\ngame {\n  loop { x = x * x }\n  end_game(scores: [1])\n}\n", "", "R016", 3),
+    "an integer doubled with +=":
+        ("var x: int = 1\ngame {\n  loop { x += x }\n  end_game(scores: [1])\n}\n", "", "R016", 3),
+    "two integers growing each other":
+        ("var a: int = 1\nvar b: int = 1\ngame {\n  loop {\n    a = a + b\n    b = a + b\n  }\n"
+         "  end_game(scores: [1])\n}\n", "", "R016", 5),
+    "an integer squared through recursion":
+        ("func sq(n: int, x: int) -> int = if n == 0 then x else sq(n - 1, x * x)\n"
+         "game {\n  end_game(scores: [sq(100, 3)])\n}\n", "", "R016", 1),
+    "a sum that doubles": ("var x: int = 1\ngame {\n  loop { x = sum([x, x]) }\n  end_game(scores: [1])\n}\n",
+                           "", "R016", 3),
+    "a sum of sums over a million items":
+        ("var xs: list[int] = []\ngame {\n  xs = 1..999999\n  end_game(scores: [sum([sum(xs) for i in xs])])\n}\n",
+         "", "R002", 4),
+    "a sorted copy per item": ("var xs: list[int] = []\ngame {\n  xs = 1..999999\n"
+                               "  end_game(scores: [count([sorted(xs) for i in xs])])\n}\n", "", "R002", 4),
+    "nested comprehensions over ranges":
+        ("game {\n  end_game(scores: [count([count([j for j in 1..999]) for i in 1..999999])])\n}\n", "", "R002", 2),
+    "membership in a long list per item":
+        ("var xs: list[int] = []\ngame {\n  xs = 1..999999\n  end_game(scores: [count([i for i in xs if i in xs])])\n}\n",
+         "", "R002", 4),
+    "comparing long texts in a loop":
+        ('var s: text = "ab"\nvar t: text = "ab"\nvar same: bool = false\ngame {\n'
+         '  repeat 16 {\n    s = "{s}{s}"\n    t = "{t}{t}"\n  }\n  loop { same = s == t }\n  end_game(scores: [1])\n}\n',
+         "", "R002", 9),
+    "a list holding itself twice, written out":
+        ("var xs: list[any] = [1]\ngame {\n  repeat 40 { xs = [xs, xs] }\n  log(\"{xs}\")\n  end_game(scores: [1])\n}\n",
+         "", "R002", 3),
+    "a list holding itself twice, at the highest step limit":
+        ("var xs: list[any] = [1]\ngame {\n  repeat 40 { xs = [xs, xs] }\n  log(\"{xs}\")\n  end_game(scores: [1])\n}\n",
+         f"max_steps: {MAX_STEPS}\n", "R015", 3),
+    "a list joined to itself holding lists":
+        ("var xs: list[list[int]] = [[1, 2, 3]]\ngame {\n  loop { xs = xs + xs }\n  end_game(scores: [1])\n}\n",
+         f"max_steps: {MAX_STEPS}\n", "R015", 3),
+    "a list wrapped in a list in a loop":
+        ("var xs: list[any] = [1]\ngame {\n  loop { xs = [xs] }\n  end_game(scores: [1])\n}\n", "", "R015", 3),
+    "every ordering of twenty items":
+        ("game {\n  end_game(scores: [count(permutations(1..20, size: 20))])\n}\n", "", "R015", 2),
+    "every combination of ten long lists":
+        ("var xs: list[int] = []\ngame {\n  xs = 1..99\n  end_game(scores: [count(product([xs, xs, xs, xs, xs]))])\n}\n",
+         "", "R015", 4),
+    "a huge range in a comprehension, again and again":
+        ("var n: int = 0\ngame {\n  loop { n = count([i for i in 1..999999 if i % 2 == 0]) }\n  end_game(scores: [n])\n}\n",
+         "", "R002", 3),
+    "a text joined from a long list in a loop":
+        ('var xs: list[text] = []\nvar s: text = ""\ngame {\n  xs = [text(i) for i in 1..99999]\n'
+         '  loop { s = join(xs, separator: ", ") }\n  end_game(scores: [1])\n}\n', "", "R002", 5),
+}
+
+
+def _game(tmp_path, rules: str, extra: str) -> str:
+    (tmp_path / "g.rules").write_text(rules)
+    (tmp_path / "g.yaml").write_text(f"id: g\nname: G\nplayers: 1\nrules: g.rules\n{extra}")
+    return str(tmp_path / "g.yaml")
+
+
+def _capped():
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_CAP, MEMORY_CAP))
+
+
+@pytest.mark.skipif(resource is None, reason="needs resource limits (POSIX)")
+@pytest.mark.parametrize("codegen", ["1", "0"])
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_hostile_rules_end_at_once_with_a_positioned_error(tmp_path, case, codegen):
+    rules, extra, code, line = CASES[case]
+    path = _game(tmp_path, rules, extra)
+    env = {"RULESVM_CODEGEN": codegen, "PATH": "/usr/bin:/bin"}
+    # The timeout only guards against a hang: the work itself is cut by the limits.
+    out = subprocess.run([sys.executable, "-m", "rulesvm.cli.main", "run", path, "--seed", "1"],
+                         capture_output=True, text=True, timeout=120, preexec_fn=_capped, env=env,
+                         stdin=subprocess.DEVNULL)
+    text = out.stdout + out.stderr
+    assert out.returncode == 1, text
+    assert "Traceback" not in text and "MemoryError" not in text, text
+    assert f"runtime error[{code}]" in text, text
+    assert f"g.rules:{line}:" in text, text
+
+
+def _run(tmp_path, rules, extra=""):
+    return api.new_game(api.load_game(_game(tmp_path, rules, extra)), 1, 0)
+
+
+@pytest.mark.parametrize("codegen", ["1", "0"])
+def test_integers_at_the_edge_of_64_bits_still_count(tmp_path, monkeypatch, codegen):
+    monkeypatch.setenv("RULESVM_CODEGEN", codegen)
+    top = ("var x: int = 0\nvar y: int = 0\ngame {\n  x = 999999999999999999 * 9 + 223372036854775816\n"
+           "  end_game(scores: [x])\n}\n")
+    assert _run(tmp_path, top).result["scores"] == {"1": MAX_INT}
+    over = top.replace("  end_game", "  y = x + x\n  end_game")
+    with pytest.raises(RulesRuntimeError) as info:
+        _run(tmp_path, over)
+    assert info.value.code == "R016" and (info.value.span.line, info.value.span.col) == (5, 7)
+    assert "above 2**63 - 1" in info.value.message
+
+
+@pytest.mark.parametrize("codegen", ["1", "0"])
+def test_work_is_charged_per_item_the_same_in_both_back_ends(tmp_path, monkeypatch, codegen):
+    """A statement walking 600 items 2,000 times passes a 1,000,000-step limit: each walk is
+    charged 600 steps, so the limit stops it after about 1,666 rounds, not 1,000,000."""
+    monkeypatch.setenv("RULESVM_CODEGEN", codegen)
+    rules = ("var xs: list[int] = []\nvar n: int = 0\ngame {\n  xs = 1..600\n"
+             "  repeat 2000 { n = sum(xs) }\n  end_game(scores: [n])\n}\n")
+    with pytest.raises(RulesRuntimeError) as info:
+        _run(tmp_path, rules)
+    assert info.value.code == "R002" and info.value.span.line == 5
+    fewer = rules.replace("repeat 2000", "repeat 1000")
+    assert _run(tmp_path, fewer).result["scores"] == {"1": 180300}
+
+
+def test_a_value_too_big_to_write_out_is_refused_by_the_writers(tmp_path):
+    """A million references to one long text is small in memory; saving or observing it would
+    write gigabytes. The writers refuse it (R015) instead."""
+    rules = ('var xs: list[text] = []\nvar s: text = "ab"\ngame {\n  repeat 18 { s = "{s}{s}" }\n'
+             '  xs = [s for i in 1..999999]\n  let k = choose([1, 2], by: player(1), prompt: "pick")\n'
+             '  end_game(scores: [k])\n}\n')
+    match = _run(tmp_path, rules, f"max_steps: {MAX_STEPS}\n")
+    for write in (match.to_json, lambda: match.observation(0)):
+        with pytest.raises(RulesRuntimeError) as info:
+            write()
+        assert info.value.code == "R015" and "written out" in info.value.message
+    save = tmp_path / "s.json"
+    out = subprocess.run([sys.executable, "-m", "rulesvm.cli.main", "run", str(tmp_path / "g.yaml"), "--seed", "1",
+                          "--agent", "1=random", "--save-at", "0", "--save", str(save)],
+                         capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+    assert out.returncode == 1 and "R015" in out.stdout + out.stderr and "Traceback" not in out.stderr
+    assert not save.exists()
