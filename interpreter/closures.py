@@ -21,7 +21,7 @@ from . import errors as E
 from .builtins import card_property, compile_primitive
 from .errors import MAX_CALL_DEPTH
 from .format import formatter
-from .limits import (bounded_join, bounded_range, bounded_text, charge, checked_int, equal, grows, join_zones, may_double, may_hold_lists, nests, short, sized,
+from .limits import (bounded_join, bounded_range, bounded_text, charge, checked_int, equal, grows, join_zones, may_double, may_hold_lists, nests, sized,
                      zone_chain)
 from .runtime import BREAK, CONTINUE, Return, as_rules_error, list_item, zone_item
 
@@ -379,7 +379,7 @@ class ClosureBackend:
                 return lambda rt, L: join_zones(rt, span, *[rt.st.zones[z(rt, L)] for z in terms])
             nested = nests(types.get(e))
             return lambda rt, L: bounded_join(rt, a(rt, L), b(rt, L), span, nested)
-        if op in ("==", "!=") and not short(e.left, types) and not short(e.right, types):
+        if op in ("==", "!=") and not self.ctx.short(e.left) and not self.ctx.short(e.right):
             if op == "==":
                 return lambda rt, L: equal(rt, a(rt, L), b(rt, L), span)
             return lambda rt, L: not equal(rt, a(rt, L), b(rt, L), span)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from rulesvm.dsl import ast as A
 from rulesvm.dsl.primitives import PRIMITIVES
 
+from .limits import FREE_WALK, short
 from .purity import ConstantAnalysis, recursive_functions, recursive_procedures, syntax_nodes
 
 NOT_LITERAL = object()
@@ -33,6 +34,24 @@ class CompileContext:
         bodies = [p.decl.body for p in model.procs.values()] + [t.proc.decl.body for t in model.triggers]
         # With no `simultaneous` loop anywhere, no decision is ever inside one.
         self.has_simultaneous = any(type(x) is A.For and x.simultaneous for x in syntax_nodes(bodies))
+
+    def short(self, node) -> bool:
+        """Does node always read short (limits.short), counting a printed card field whose
+        every value is a number or a text shorter than FREE_WALK as short?"""
+        return short(node, self.res.types, self._short_field)
+
+    def _short_field(self, node) -> bool:
+        kind = self.res.attrs.get(node)
+        if kind is None or kind[0] not in ("field", "cprop"):
+            return False
+        name = kind[1]
+        if kind[0] == "cprop":
+            texts = {"id": self.tables.card_ids, "kind": self.tables.card_kinds, "name": self.tables.card_names}
+            return name in texts and all(len(v) < FREE_WALK for v in texts[name])
+        values = list(self.tables.card_fields.get(name) or ())
+        for faces in self.tables.face_fields.get(name) or ():
+            values.extend((faces or {}).values())
+        return all(v is None or type(v) in (int, bool) or (type(v) is str and len(v) < FREE_WALK) for v in values)
 
     def prog_ref(self):
         """The tables, for formatters that look names up while the game runs."""

@@ -42,6 +42,10 @@ MIN_INT = -2 ** 63
 # Ranges shorter than this are built for free (the generated code writes `0..2` as a constant).
 FREE_RANGE = 64
 
+# Comparing lists or texts shorter than this costs no more than a statement; a card field
+# whose every text is shorter reads short (see short, equal).
+FREE_WALK = 64
+
 
 def charge(rt, items, span):
     """`items`, after charging one step per item to the work of this decision: the work of
@@ -62,9 +66,10 @@ def charge_count(rt, n: int, span) -> None:
 
 def equal(rt, a, b, span) -> bool:
     """`a == b` for values that may be lists or texts: comparing two of the same length
-    touches every item, and is charged so."""
+    touches every item, and is charged so from FREE_WALK items on (shorter ones cost no more
+    than the statement)."""
     t = type(a)
-    if (t is tuple or t is str) and type(b) is t and len(a) == len(b):
+    if (t is tuple or t is str) and type(b) is t and len(a) == len(b) >= FREE_WALK:
         charge_count(rt, len(a), span)
     return a == b
 
@@ -204,21 +209,22 @@ def bounded_count(n: int, span) -> int:
     return n
 
 
-__all__ = ["MAX_INT", "MIN_INT", "FREE_RANGE", "MAX_CALL_DEPTH", "charge", "charge_count", "equal", "checked_int", "overflow",
+__all__ = ["MAX_INT", "MIN_INT", "FREE_RANGE", "FREE_WALK", "MAX_CALL_DEPTH", "charge", "charge_count", "equal", "checked_int", "overflow",
            "written_size", "sized", "may_hold_lists", "written_text", "checked_written", "spend", "bounded_range", "bounded_join", "bounded_text", "bounded_join_join",
            "bounded_pieces", "grows", "short", "nests", "join_zones", "zone_chain", "may_double", "bounded_count", "too_deep"]
 
 
-def short(node, types) -> bool:
+def short(node, types, data=None) -> bool:
     """Does the expression always read short: a value of a scalar type, a text without
-    interpolation, or a list or tuple literal of such? Building or comparing it costs no
-    more than the rules' own text, so it is not charged or sized."""
+    interpolation, a list or tuple literal of such, or (`data(node)`) a card's printed field
+    whose every value is short? Comparing it costs no more than the game files' own text, so
+    it is not charged."""
     t = type(node)
     if t is A.StrLit:
         return all(isinstance(p, str) for p in node.parts)
     if t is A.ListLit or t is A.TupleLit:
-        return all(short(i, types) for i in node.items)
-    return not grows(types.get(node))
+        return all(short(i, types, data) for i in node.items)
+    return not grows(types.get(node)) or (data is not None and t is A.Attr and data(node))
 
 
 def may_be_list(t) -> bool:

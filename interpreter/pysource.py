@@ -22,7 +22,7 @@ from . import errors as E
 from .builtins import INLINE
 from .format import formatter
 from .limits import (FREE_RANGE, MAX_INT, MIN_INT, bounded_join, bounded_range, bounded_text, charge, checked_int, equal,
-                     grows, may_double, may_hold_lists, nests, overflow, short, sized, zone_chain)
+                     grows, may_double, may_hold_lists, nests, overflow, sized, zone_chain)
 from .namespace import Unsupported
 from .purity import syntax_nodes
 from .pystatements import StatementWriter, SIMPLE
@@ -349,7 +349,7 @@ class PyGen(StatementWriter):
         if op in ("==", "!=") and (type(e.left) is A.NoneLit or type(e.right) is A.NoneLit):
             other = e.right if type(e.left) is A.NoneLit else e.left
             return f"({self.expr(other)} {'is' if op == '==' else 'is not'} None)"
-        if op in ("==", "!=") and not short(e.left, self.res.types) and not short(e.right, self.res.types):
+        if op in ("==", "!=") and not self.ctx.short(e.left) and not self.ctx.short(e.right):
             test = f"{self.name(equal, 'f')}(rt, {self.expr(e.left)}, {self.expr(e.right)}, {self.name(e.span, 'S')})"
             return test if op == "==" else f"(not {test})"
         if op in ("==", "!=", "and", "or"):

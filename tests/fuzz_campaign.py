@@ -40,18 +40,33 @@ GAMES = os.path.join(ROOT, "games")
 CASE_SECONDS = 20          # a case running longer is a hang
 MAX_DECISIONS = 40
 MAX_STEPS = 20_000
+FILE_STEPS = 0.1           # the share of cases played with the game file's own step limit
 
 RULES_TOKENS = (
     "kind zone var option event proc func ability phase on setup game let if elif else then for in while "
     "repeat loop break continue return emit and or not true false none simultaneous when as "
     "players p c self you hand count choose choose_many top draw move end_game x per_player per_card "
     "+ - * / % == != < <= > >= = += -= => .. . , : ; -> { } ( ) [ ] { } ( ) "
-    '0 1 -1 999999999999999999999999 1.5 "" "x" "{" "}" "{1 +}" "{p}" "a\\"b" @ \' # \\ é'
+    '0 1 -1 999999999999999999999999 1.5 "" "x" "{" "}" "{1 +}" "{p}" "a\\"b" @ \' # \\ é '
+    '999999999999999999 1..999999 sum sorted permutations product [[[[[[[[1]]]]]]]] * "{x}{x}"'
 ).split(" ") + ['"unterminated', "\t", "\x00", "\ufeff", "\n"]
 YAML_TOKENS = [": ", "- ", "{", "}", "[", "]", "&a ", "*a", "!!python/object/apply:os.system [x]", "<<: *a",
                "'", '"', "#", "|", ">", "---", "...", "\t", "~", "null", "true", "1e9", "-1", "0x10",
                "key: value", "  ", "\n", "id: x", "kind: token", "count: 1000", "rules: ../x.rules",
-               "/etc/passwd", "!!set {a}", "\\ud800", "\x00", "é"]
+               "/etc/passwd", "!!set {a}", "\\ud800", "\x00", "é", "count: 999999", "max_steps: 10000000",
+               "[[[[[[[[[[[[1]]]]]]]]]]]]", "999999999999999999999", "power: 999999999999999999"]
+# Hostile inputs (docs/security.md): huge numbers, deep nesting, big counts, growth by
+# interpolation and arithmetic, work per item. A "hostile_line" edit declares the variables
+# these use at the top of a rules file and inserts one of them at a random line.
+HOSTILE_HEADER = 'var _g: int = 3\nvar _l: list[any] = [1]\nvar _s: text = "ab"\nvar _n: list[int] = []\n'
+HOSTILE_LINES = [
+    "loop { _g = _g * _g }", "repeat 200 { _g += _g }", "_g = sum([_g, _g])", 'loop { _s = "{_s}{_s}" }',
+    "repeat 40 { _l = [_l, _l] }", "loop { _l = [_l] }", 'log("{_l}")', "_n = 1..999999",
+    "_g = sum([sum(_n) for i in _n])", "_g = count([sorted(_n) for i in _n])", "_g = count([i for i in _n if i in _n])",
+    "_g = count(permutations(1..20, size: 20))", "_g = count(product([_n, _n, _n]))", "loop { _l = _l + _l }",
+    "_g = 999999999999999999 * 999999999999999999", "_l = " + "[" * 150 + "1" + "]" * 150,
+    'loop { _s = join([_s, _s], separator: "") }', "_g = count([[i, _n] for i in _n])",
+]
 TOKEN = re.compile(r'"(?:[^"\\\n]|\\.)*"|\w+|\S')
 
 
@@ -65,9 +80,18 @@ def mutate(text: str, rng: random.Random, yaml_file: bool) -> tuple[str, str]:
     """One edit of a file's text; returns (new text, what was done)."""
     kind = rng.choice(["delete_line", "duplicate_line", "swap_lines", "insert_line", "indent_line",
                        "delete_token", "duplicate_token", "swap_tokens", "insert_token", "replace_token",
-                       "insert_token", "replace_token", "change_char", "truncate"])
+                       "insert_token", "replace_token", "change_char", "truncate", "hostile_line"])
     pool = YAML_TOKENS if yaml_file else RULES_TOKENS
     lines = _lines(text)
+    if kind == "hostile_line":
+        if yaml_file:
+            return text + "\n" + rng.choice(YAML_TOKENS), "append_token"
+        # Half the time just inside a block, where the line runs (elsewhere it is mostly a syntax error).
+        blocks = [k + 1 for k, x in enumerate(lines) if x.rstrip().endswith("{") and not x.startswith(("kind", "zone"))]
+        i = rng.choice(blocks) if blocks and rng.random() < 0.5 else rng.randrange(len(lines) + 1)
+        line = rng.choice(HOSTILE_LINES)
+        lines.insert(i, line)
+        return HOSTILE_HEADER + "\n".join(lines), f"{kind} {i + 1} {line[:40]!r}"
     if kind.endswith("line") or kind == "swap_lines":
         i, j = rng.randrange(len(lines)), rng.randrange(len(lines))
         if kind == "delete_line":
@@ -209,7 +233,9 @@ class Worker:
                     result["outcome"] = "FAILURE"
                     result["failure"] = f"back ends differ: {difference}"
                     return result
-            match = api.new_game(game, seed=rng.randrange(1000), max_steps=MAX_STEPS)
+            # Mostly a short step limit; sometimes the file's own (up to the 10,000,000 ceiling).
+            limit = None if rng.random() < FILE_STEPS else MAX_STEPS
+            match = api.new_game(game, seed=rng.randrange(1000), max_steps=limit)
             for k in range(MAX_DECISIONS):
                 if match.is_over:
                     break

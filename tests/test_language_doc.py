@@ -37,7 +37,7 @@ DOCUMENTED = {
     "param": "`proc NAME(params)",
     "names": "`names` bind the event's arguments",
     "type_expr": "## Types",
-    "simple_type": "| `int` | whole numbers |",
+    "simple_type": "| `int` | whole numbers, 64-bit",
     "generic_type": "| `list[T]` |",
     "block": "`if c { } elif c { } else { }`",
     "_stmt": "## Statements",

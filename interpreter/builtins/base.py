@@ -15,10 +15,12 @@ The three sit together in the primitive's module, so one place says what a primi
 
 from __future__ import annotations
 
+from rulesvm.dsl import ast as A
 from rulesvm.dsl.primitives import PRIMITIVES
 from rulesvm.dsl.types import ANY
 
 from ..context import NOT_LITERAL, CompileContext
+from ..limits import charge
 
 IMPLS: dict = {}          # name -> closure maker (Args) -> fn(rt, L)
 INLINE: dict = {}         # name -> (gen, call, args: dict of nodes) -> source | None
@@ -63,6 +65,16 @@ class Args:
 
     def seq(self, name: str):
         return self.c.list_expr(self.nodes[name])
+
+    def walked(self, name: str):
+        """The argument as a sequence the primitive walks once, charged one step per item
+        (limits.charge), unless it is a comprehension written in place: that was charged
+        for the items it walked, and the primitive touches no more."""
+        xs = self.seq(name)
+        if type(self.nodes[name]) is A.Comprehension:
+            return xs
+        span = self.node.span
+        return lambda rt, L: charge(rt, xs(rt, L), span)
 
     def const(self, name: str):
         """The argument's value if it is a literal (or defaulted), else NOT_LITERAL."""

@@ -52,7 +52,10 @@ def _count(a: Args):
 
 
 def _charged(g, e, items) -> str:
-    """Source of `items` read once, charged one step per item (limits.charge)."""
+    """Source of `items` read once, charged one step per item (limits.charge) unless it is a
+    comprehension written in place, charged already for the items it walked (Args.walked)."""
+    if type(items) is A.Comprehension:
+        return g.consumed(items)
     return f"{g.name(charge, 'f')}(rt, {g.consumed(items)}, {g.name(e.span, 'S')})"
 
 
@@ -66,20 +69,20 @@ def _builtin_source(g, e, a):
 
 @implements("sum", inline=_builtin_source)
 def _sum(a: Args):
-    xs = a.seq("items")
+    xs = a.walked("items")
     span = a.node.span
-    return lambda rt, L: checked_int(sum(charge(rt, xs(rt, L), span)), span)
+    return lambda rt, L: checked_int(sum(xs(rt, L)), span)
 
 
 def _extreme(a: Args, pick):
-    xs = a.seq("items")
+    xs = a.walked("items")
     default = a.fn("default")
     has_default = a.given("default")
     span = a.node.span
     name = a.node.func.id
 
     def run(rt, L):
-        values = charge(rt, xs(rt, L), span)
+        values = xs(rt, L)
         if values:
             return pick(values)
         if has_default:
@@ -106,50 +109,50 @@ def _min(a):
 
 @implements("any", inline=_builtin_source)
 def _any(a):
-    xs, span = a.seq("items"), a.node.span
-    return lambda rt, L: any(charge(rt, xs(rt, L), span))
+    xs, span = a.walked("items"), a.node.span
+    return lambda rt, L: any(xs(rt, L))
 
 
 @implements("all", inline=_builtin_source)
 def _all(a):
-    xs, span = a.seq("items"), a.node.span
-    return lambda rt, L: all(charge(rt, xs(rt, L), span))
+    xs, span = a.walked("items"), a.node.span
+    return lambda rt, L: all(xs(rt, L))
 
 
 @implements("sorted")
 def _sorted(a):
-    xs = a.seq("items")
+    xs = a.walked("items")
     desc = a.fn("desc")
     span = a.node.span
     if a.given("key"):
         key = a.fn("key")
-        return lambda rt, L: tuple(sorted(charge(rt, xs(rt, L), span), key=key(rt, L), reverse=bool(desc(rt, L))))
-    return lambda rt, L: tuple(sorted(charge(rt, xs(rt, L), span), reverse=bool(desc(rt, L))))
+        return lambda rt, L: tuple(sorted(xs(rt, L), key=key(rt, L), reverse=bool(desc(rt, L))))
+    return lambda rt, L: tuple(sorted(xs(rt, L), reverse=bool(desc(rt, L))))
 
 
 @implements("reversed")
 def _reversed(a):
-    xs, span = a.seq("items"), a.node.span
-    return lambda rt, L: tuple(reversed(charge(rt, xs(rt, L), span)))
+    xs, span = a.walked("items"), a.node.span
+    return lambda rt, L: tuple(reversed(xs(rt, L)))
 
 
 def _distinct_source(g, e, a):
-    return f"tuple(dict.fromkeys({g.name(charge, 'f')}(rt, {g.seq(a['items'])}, {g.name(e.span, 'S')})))"
+    return f"tuple(dict.fromkeys({_charged(g, e, a['items'])}))"
 
 
 @implements("distinct", inline=_distinct_source)
 def _distinct(a):
-    xs, span = a.seq("items"), a.node.span
-    return lambda rt, L: tuple(dict.fromkeys(charge(rt, xs(rt, L), span)))
+    xs, span = a.walked("items"), a.node.span
+    return lambda rt, L: tuple(dict.fromkeys(xs(rt, L)))
 
 
 @implements("multiplicities")
 def _multiplicities(a):
-    xs, span = a.seq("items"), a.node.span
+    xs, span = a.walked("items"), a.node.span
 
     def run(rt, L):
         counts: dict = {}
-        for x in charge(rt, xs(rt, L), span):
+        for x in xs(rt, L):
             counts[x] = counts.get(x, 0) + 1
         return tuple(sorted(counts.values(), reverse=True))
     return run
@@ -182,8 +185,8 @@ def _permutations(a):
 
 @implements("join")
 def _join(a):
-    xs, sep, span = a.seq("items"), a.fn("separator"), a.node.span
-    return lambda rt, L: bounded_join_join(rt, sep(rt, L), [str(x) for x in charge(rt, xs(rt, L), span)], span)
+    xs, sep, span = a.walked("items"), a.fn("separator"), a.node.span
+    return lambda rt, L: bounded_join_join(rt, sep(rt, L), [str(x) for x in xs(rt, L)], span)
 
 
 @implements("flatten")
@@ -250,10 +253,10 @@ def _slice(a):
 
 @implements("index_of")
 def _index_of(a):
-    xs, item, span = a.seq("items"), a.fn("item"), a.node.span
+    xs, item, span = a.walked("items"), a.fn("item"), a.node.span
 
     def run(rt, L):
-        seq = charge(rt, xs(rt, L), span)
+        seq = xs(rt, L)
         v = item(rt, L)
         return seq.index(v) if v in seq else -1
     return run
