@@ -51,16 +51,16 @@ def charge(rt, items, span):
     """`items`, after charging one step per item to the work of this decision: the work of
     a comprehension or built-in walking them (R002 past max_steps)."""
     if items is not None:
-        rt.steps += len(items)
-        if rt.steps > rt.max_steps:
+        n = rt.steps = rt.steps + len(items)
+        if n > rt.max_steps:
             raise runaway(rt.max_steps, span, None)
     return items
 
 
 def charge_count(rt, n: int, span) -> None:
     """Charge n steps of work (sorting: n log n comparisons; a product: its size)."""
-    rt.steps += n
-    if rt.steps > rt.max_steps:
+    n = rt.steps = rt.steps + n
+    if n > rt.max_steps:
         raise runaway(rt.max_steps, span, None)
 
 
