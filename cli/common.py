@@ -10,7 +10,7 @@ from typing import List, Optional
 
 import typer
 
-from rulesvm import api
+from rulesvm import api, saves
 from rulesvm.dsl.diagnostics import DiagnosticError
 
 from .render import Screen
@@ -23,6 +23,9 @@ SET_OPT = typer.Option(None, "--set", help="Override a game option: NAME=VALUE (
                        "`rulesvm info GAME` lists the options.", metavar="NAME=VALUE")
 VARIANT_OPT = typer.Option(None, "--variant", help="Apply a variant by name or file (repeatable, in order).",
                            metavar="NAME|FILE")
+ALLOW_EDITED_OPT = typer.Option(False, "--allow-edited", help="Open a save or log whose checksum does not match its "
+                                "content, or that has none (written before rulesvm checked them), with a warning "
+                                "instead of an error (E022, E057).")
 
 
 def usage(screen: Screen, message: str, hint: str | None = None) -> None:
@@ -56,19 +59,25 @@ def parse_seat(screen: Screen, text: str, players: int, what: str) -> int:
 
 
 class JsonlLog:
-    """The --log file: one JSON object per line, keys sorted, so equal games give equal bytes."""
+    """The --log file: one JSON object per line, keys sorted, so equal games give equal bytes.
+    `close` ends it with the checksum of every line before (`saves.LogChecksum`)."""
 
     def __init__(self, path: str, header: dict):
-        self.fh = open(path, "w", encoding="utf-8")
+        self.fh = open(path, "w", encoding="utf-8", newline="\n")
         self.header = header
+        self.checksum = saves.LogChecksum()
 
     def __call__(self, record: dict) -> None:
         if record["type"] == "start":
             record = {**record, **self.header}
-        self.fh.write(json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n")
+        line = json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n"
+        self.checksum.add(line)
+        self.fh.write(line)
 
     def close(self) -> None:
-        self.fh.close()
+        if not self.fh.closed:
+            self.fh.write(json.dumps(self.checksum.record(), ensure_ascii=False, sort_keys=True) + "\n")
+            self.fh.close()
 
 
 def check_writable(screen: Screen, path: Optional[str], force: bool, what: str) -> None:

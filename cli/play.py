@@ -16,8 +16,8 @@ from rulesvm.dsl.diagnostics import DiagnosticError
 from rulesvm.interpreter import RulesRuntimeError
 from rulesvm.interpreter.agents import AgentSpecError
 
-from .common import (CARD_SET_OPT, GAME_ARG, SET_OPT, UNDO_OPT, VARIANT_OPT, JsonlLog, check_writable, load,
-                     log_header, parse_seat, player_count, read_hands, seat_pairs, undo_any, usage)
+from .common import (ALLOW_EDITED_OPT, CARD_SET_OPT, GAME_ARG, SET_OPT, UNDO_OPT, VARIANT_OPT, JsonlLog, check_writable,
+                     load, log_header, parse_seat, player_count, read_hands, seat_pairs, undo_any, usage)
 from .human import HumanAgent, QuitGame
 from .lazy import lazy
 from .render import Screen
@@ -92,6 +92,8 @@ def run(
             screen.decision_echo(record, viewer)
         elif record["type"] in ("log", "start"):
             screen.event(record, viewer)
+    if save:
+        sink = saves.MoveRecorder(sink)         # a save records every answer since the start
 
     def on_save(match) -> str:
         saves.save_match(match, g, save, agents, seat_specs)
@@ -148,18 +150,27 @@ def resume(
     as_json: bool = typer.Option(False, "--json", help="Print the result as one JSON object."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Do not print the readable log."),
     undo: str = UNDO_OPT,
+    allow_edited: bool = ALLOW_EDITED_OPT,
 ) -> None:
-    """Resume a saved game exactly where it was saved."""
+    """Resume a saved game exactly where it was saved.
+
+    Refuses (exit 1) a save that was edited: its checksum does not match, or its state is
+    not the one its seed and moves lead to (`--allow-edited` resumes it with a warning).
+    """
     screen = Screen(log_to_stderr=as_json, quiet=quiet)
     any_undo = undo_any(screen, undo)
     sink = lambda record: screen.event(record) if record["type"] == "log" else None
+    warnings: list = []
     try:
-        g, match, data = saves.load_saved(save_file, sink)
+        g, match, data = saves.load_saved(save_file, sink, allow_edited=allow_edited, warnings=warnings)
     except DiagnosticError as exc:
-        screen.diagnostics(exc.diagnostics)
+        screen.diagnostics(warnings + exc.diagnostics)
         raise typer.Exit(1)
     except ValueError as exc:
         usage(screen, str(exc))
+    if warnings:
+        screen.diagnostics(warnings)
+        screen.note("resuming the edited save anyway (--allow-edited)")
     n = match.players
     recorded = data.get("agents", {})
     humans = {parse_seat(screen, h, n, "--human") for h in (human or [])} if human else \
@@ -208,16 +219,22 @@ def replay(
                                       "(equal to the original when nothing changed).", metavar="FILE"),
     force: bool = typer.Option(False, "--force", help="Overwrite an existing --log file."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print only the outcome."),
+    allow_edited: bool = ALLOW_EDITED_OPT,
 ) -> None:
     """Re-run a logged game against the current game files, step by step.
 
     Stops with exit 1 where the current rules no longer accept a logged decision: a
-    regression check after a rule change.
+    regression check after a rule change. With the game files the log was written with,
+    every record must be what the replayed game writes (E057), and the log's checksum must
+    match (`--allow-edited` replays a log whose checksum does not, with a warning).
     """
     screen = Screen(quiet=quiet)
     check_writable(screen, log, force, "log")
     try:
-        logged = logs.read_log(log_file)
+        logged = logs.read_log(log_file, allow_edited)
+        if logged.warnings:
+            screen.diagnostics(logged.warnings)
+            screen.note("replaying the edited log anyway (--allow-edited); every record is still checked")
         g = logs.game_for_log(logged, game)
     except DiagnosticError as exc:
         screen.diagnostics(exc.diagnostics)
@@ -238,12 +255,16 @@ def replay(
             writer(record)
         if record["type"] in ("decision", "forced"):
             screen.decision_echo(record, viewer if viewer is not None else {record["player"]})
-        elif record["type"] in ("log", "start"):
+        elif record["type"] in ("log", "start", "undo"):
             screen.event(record, viewer)
     try:
         match = logs.replay(logged, g, to, sink)
+    except DiagnosticError as exc:           # a record differs from the replayed game (E057)
+        screen.diagnostics(exc.diagnostics)
+        raise typer.Exit(1)
     except logs.ReplayMismatch as exc:
-        screen.error(f"{exc.decision and f'decision {exc.decision}: '}{exc.message}",
+        where = f" (line {exc.line})" if exc.line else ""
+        screen.error(f"{exc.decision and f'decision {exc.decision}{where}: '}{exc.message}",
                      "the rules changed since the log was written")
         raise typer.Exit(1)
     except RulesRuntimeError as exc:

@@ -84,6 +84,9 @@ class Screen:
         elif kind == "start":
             self.log_console.print(Text(f"{record['game']}: {record['players']} players, seed {record['seed']}",
                                         style="bold"))
+        elif kind == "undo":
+            self.log_console.print(Text(f"  Player {record.get('player')} takes back every decision after "
+                                        f"#{record.get('to')}", style="dim"))
 
     def decision_echo(self, record: dict, viewer: set | None) -> None:
         """Verbose mode: show each decision (secret ones only to their own seat)."""

@@ -14,6 +14,7 @@ from __future__ import annotations
 import ipaddress
 import os
 import secrets
+import signal
 import socket
 import sys
 import threading
@@ -27,8 +28,8 @@ from rulesvm.dsl.diagnostics import DiagnosticError
 from rulesvm.interpreter import RulesRuntimeError
 from rulesvm.interpreter.agents import AgentSpecError, make_agent
 
-from .common import (UNDO_OPT, JsonlLog, check_writable, load, log_header, parse_seat, player_count, read_hands,
-                     seat_pairs, undo_any, usage)
+from .common import (ALLOW_EDITED_OPT, UNDO_OPT, JsonlLog, check_writable, load, log_header, parse_seat,
+                     player_count, read_hands, seat_pairs, undo_any, usage)
 from .lazy import lazy
 from .render import Screen
 
@@ -131,6 +132,7 @@ def serve(
     undo: str = UNDO_OPT,
     replay_log: Optional[str] = typer.Option(None, "--replay", help="Watch a logged game (from --log) step by step "
                                              "instead of playing.", metavar="LOG"),
+    allow_edited: bool = ALLOW_EDITED_OPT,
     card_set: Optional[List[str]] = typer.Option(None, "--card-set", help="Add a card-set YAML file (repeatable).",
                                                  metavar="FILE"),
     set_: Optional[List[str]] = typer.Option(None, "--set", help="Override a game option: NAME=VALUE (repeatable).",
@@ -155,8 +157,10 @@ def serve(
         if clash:
             usage(screen, f"--replay shows a logged game as it was played: {', '.join(clash)} do not apply",
                   "the log records the game's seed, players, options and variants")
-        _serve_replay(screen, replay_log, game, host, port, no_browser)
+        _serve_replay(screen, replay_log, game, host, port, no_browser, allow_edited)
         return
+    if allow_edited:
+        usage(screen, "--allow-edited applies to a log read with --replay")
     if game is None:
         usage(screen, "give the game's YAML file (e.g. rulesvm serve games/my_game.yaml), or --replay LOG")
     check_writable(screen, log, force, "log")
@@ -243,20 +247,38 @@ def _serve_game(screen, game, players, seed, bots, agent, host, port, no_browser
     sys.stdout.flush()
     if not no_browser:
         _open_browser(first or f"{base}/seat/{table.seat_token[0]}")
+    # uvicorn stops on SIGTERM too, then passes the signal on: end as after Ctrl-C, so the
+    # log is closed with its checksum rather than cut off.
+    previous = signal.signal(signal.SIGTERM, _terminated)
     try:
         _run_server(server.create_app(table), sock)
+    except Terminated:
+        pass
     finally:
+        signal.signal(signal.SIGTERM, previous)
         if log_writer is not None:
             log_writer.close()
         screen.note("Table closed.")
 
 
-def _serve_replay(screen, path, game, host, port, no_browser) -> None:
+class Terminated(Exception):
+    """SIGTERM, raised where the table's server passes it on once it has stopped."""
+
+
+def _terminated(signum, frame) -> None:
+    raise Terminated()
+
+
+def _serve_replay(screen, path, game, host, port, no_browser, allow_edited) -> None:
     if game is not None and not os.path.exists(game):
         usage(screen, f"no such file: {game}")
     try:
-        logged = logs.read_log(path)
+        logged = logs.read_log(path, allow_edited)
+        if logged.warnings:
+            screen.diagnostics(logged.warnings)
+            screen.note("showing the edited log anyway (--allow-edited); every record is still checked")
         g = logs.game_for_log(logged, game)
+        logs.check_records(logged, g)        # E057 where a record is not what the replayed game writes
         book = web_replay.ReplayBook(logged, g)
     except DiagnosticError as exc:
         screen.diagnostics(exc.diagnostics)

@@ -1,15 +1,24 @@
 """Save files: a match stopped mid-game, written to disk and resumed exactly where it was
-(`rulesvm run --save FILE`, `rulesvm resume FILE`).
+(`rulesvm run --save FILE`, `rulesvm resume FILE`), and the checksums saves and logs carry.
 
-A save file records the game's files and options, the running game's state and each bot's
-generator state. It may come from anyone, so `load_saved` checks its shape and the state
-inside it against the game before anything runs: a damaged file is a diagnostic (E020),
-a save from other game files is E021, never a crash.
+A save file records the game's files and options, the running game's state, the hands the
+seats brought, every answer since the start (`moves`) and each bot's generator state. It may
+come from anyone, so `load_saved` checks its shape and the state inside it against the game
+before anything runs: a damaged file is a diagnostic (E020), a save from other game files
+is E021, never a crash.
+
+An edited save is E022: every save carries a checksum of its content (`save_checksum`), and
+the state it holds must be the one its seed and moves lead to (the game is replayed from
+the start and compared). `allow_edited` turns these into warnings. A game log carries the
+checksum of its bytes in a last `checksum` record (`LogChecksum`, checked by
+`rulesvm.tooling.replay`). A checksum is not a signature: it tells an edited or damaged
+file from one rulesvm wrote, not a forger who recomputes it (docs/security.md).
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import tempfile
@@ -18,22 +27,95 @@ from rulesvm import api
 from rulesvm.dsl.diagnostics import Diagnostic, DiagnosticError, Span
 from rulesvm.dsl.loader import display_path
 from rulesvm.dsl.yaml_loader import read_file
-from rulesvm.interpreter import Match
+from rulesvm.interpreter import Match, RulesRuntimeError
 
 SAVE_KIND = "rulesvm-save"
+EDITED_HINT = "to resume it anyway, add --allow-edited (its problems are then printed as warnings)"
 
+
+# ---------------------------------------------------------------------- checksums
+
+def canonical_json(value) -> str:
+    """The text a save's checksum covers: `json.dumps(value, ensure_ascii=False, sort_keys=True)`."""
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+def digest(data: bytes) -> str:
+    """`sha256:` and the SHA-256 of `data` in hexadecimal: the form of every checksum."""
+    return "sha256:" + hashlib.sha256(data).hexdigest()
+
+
+def save_checksum(data: dict) -> str:
+    """The checksum of a save (its JSON as read): the digest of the canonical JSON of every
+    field but `checksum`."""
+    body = canonical_json({k: v for k, v in data.items() if k != "checksum"})
+    return digest(body.encode("utf-8", "surrogatepass"))        # (a JSON text may hold "\ud800")
+
+
+class LogChecksum:
+    """The running checksum of a game log as its lines are written: the digest of every byte
+    before the last line, which is `{"checksum": "sha256:...", "type": "checksum"}`."""
+
+    def __init__(self):
+        self.hash = hashlib.sha256()
+
+    def add(self, line: str) -> None:
+        self.hash.update(line.encode("utf-8", "surrogatepass"))
+
+    def record(self) -> dict:
+        return {"checksum": "sha256:" + self.hash.hexdigest(), "type": "checksum"}
+
+
+class MoveRecorder:
+    """A sink that keeps the answers of a game since its start (what a save records as
+    `moves`, as `[seat, option index]` pairs), and passes every record on to `sink`.
+
+    Start a game with it (`api.new_game(game, n, seed, sink=MoveRecorder(my_sink))`) so
+    `save_match` can write the moves; an `undo` record drops the decisions it took back.
+    `moves=None`: the answers before are not known (a save resumed without them)."""
+
+    def __init__(self, sink=None, moves: list | None = ()):
+        self.sink = sink
+        self.moves = None if moves is None else [list(m) for m in moves]
+
+    def __call__(self, record: dict) -> None:
+        if self.moves is not None:
+            if record["type"] == "decision":
+                self.moves.append([record["player"], record["choice"]])
+            elif record["type"] == "undo":
+                del self.moves[record["to"]:]
+        if self.sink is not None:
+            self.sink(record)
+
+
+# ---------------------------------------------------------------------- writing
 
 def save_match(match: Match, game: api.Game, path: str, agents: dict | None = None,
                specs: dict | None = None) -> None:
-    """Write a save file: the game's files and options, the match state and each agent's state."""
+    """Write a save file: the game's files and options, the match state, the hands, the
+    moves since the start and each agent's state, with the checksum of all that.
+
+    The moves come from the match's sink when it is a `MoveRecorder` (as in every game the
+    command line plays). A match past its first decision without one is saved without its
+    moves, and such a save resumes only with `allow_edited` (its state cannot be checked)."""
+    moves = match.sink.moves if isinstance(match.sink, MoveRecorder) else None
+    if moves is None and match.decisions_made == 0:
+        moves = []
     data = {"kind": SAVE_KIND, "game_path": os.path.relpath(game.path, os.path.dirname(os.path.abspath(path))),
             "card_sets": [os.path.abspath(p) for p in game.card_sets],
             "variants": [v if v in game.model.variants else os.path.abspath(v) for v in game.variants],
             "options": {k: list(v) if isinstance(v, tuple) else v for k, v in game.options.items()},
             "match": match.to_json(),
+            "hands": {str(s + 1): list(ids) for s, ids in (getattr(match, "hands", None) or {}).items()},
             "agents": {str(s + 1): spec for s, spec in (specs or {}).items()},
             "agent_states": {str(s + 1): a.get_state() for s, a in (agents or {}).items()
                              if a.get_state() is not None}}
+    if moves is not None:
+        data["moves"] = [list(m) for m in moves]
+    # The checksum covers the content as it will be read back (JSON turns tuples into lists
+    # and numbers used as keys into text).
+    data = json.loads(json.dumps(data, ensure_ascii=False))
+    data["checksum"] = save_checksum(data)
     # A fresh temporary file beside the save (never a fixed name, which a planted link could
     # redirect), renamed over it at once: a save is whole or not there.
     fd, tmp = tempfile.mkstemp(prefix=os.path.basename(path) + ".", suffix=".tmp",
@@ -48,32 +130,27 @@ def save_match(match: Match, game: api.Game, path: str, agents: dict | None = No
         raise
 
 
-def load_saved(path: str, sink=None, debug: bool = False) -> tuple[api.Game, Match, dict]:
+# ---------------------------------------------------------------------- reading
+
+def load_saved(path: str, sink=None, debug: bool = False, allow_edited: bool = False,
+               warnings: list | None = None) -> tuple[api.Game, Match, dict]:
     """Load a save file and its game; raises DiagnosticError with what is wrong.
 
     A save file may come from anyone: its shape and the state inside it are checked against
-    the game before anything runs (E020), so a damaged file is an error, never a crash.
+    the game before anything runs (E020), so a damaged file is an error, never a crash. An
+    edited one (E022: no checksum, a checksum that does not match, a state its seed and moves
+    do not lead to) is an error too, unless `allow_edited`: then each problem is appended to
+    `warnings` (a list, if given) as a warning. The match's sink is a `MoveRecorder` around
+    `sink`, holding the save's moves.
     """
     shown = display_path(path)
-    raw = read_file(path, shown, limit=MAX_SAVE_BYTES)
-    if len(raw) > MAX_SAVE_BYTES:
-        raise DiagnosticError([Diagnostic("E020", f"not a rulesvm save file: larger than "
-                                          f"{MAX_SAVE_BYTES // (1024 * 1024)} MiB", Span(shown, 1, 1))])
-    try:
-        data = json.loads(raw.decode("utf-8"), parse_constant=_no_json_constant)
-    except json.JSONDecodeError as exc:
-        raise DiagnosticError([Diagnostic("E020", f"not a rulesvm save file: {exc.msg}",
-                                          Span(shown, exc.lineno, exc.colno))]) from None
-    except (UnicodeDecodeError, RecursionError, ValueError) as exc:
-        reason = "not UTF-8 text" if isinstance(exc, UnicodeDecodeError) else \
-            "nests too deeply" if isinstance(exc, RecursionError) else str(exc)
-        raise DiagnosticError([Diagnostic("E020", f"not a rulesvm save file: {reason}", Span(shown, 1, 1))]) from None
-    if not isinstance(data, dict) or data.get("kind") != SAVE_KIND or not isinstance(data.get("match"), dict):
-        raise DiagnosticError([Diagnostic("E020", "not a rulesvm save file", Span(shown, 1, 1),
-                                          "save files are written by `rulesvm run --save FILE`")])
+    text, data = _read_save(path, shown)
     problem = _envelope_problem(data)
     if problem:
         raise DiagnosticError([Diagnostic("E020", f"the save file is damaged: {problem}", Span(shown, 1, 1))])
+    checksum = _checksum_problem(data, text, shown)
+    if checksum is not None:
+        _edited(checksum, allow_edited, warnings)
     game_path = os.path.join(os.path.dirname(os.path.abspath(path)), data["game_path"])
     try:
         game = api.load_game(game_path, data.get("card_sets", []), data.get("variants", []), data.get("options", {}))
@@ -87,14 +164,112 @@ def load_saved(path: str, sink=None, debug: bool = False) -> tuple[api.Game, Mat
     problem = _match_problem(game, data["match"])
     if problem:
         raise DiagnosticError([Diagnostic("E020", f"the save file is damaged: {problem}", Span(shown, 1, 1))])
+    moves = data.get("moves")
+    recorder = MoveRecorder(sink, moves)
     try:
-        match = Match.from_json(game.program, data["match"], sink, debug)
+        match = Match.from_json(game.program, data["match"], recorder, debug)
     except ValueError as exc:
         raise DiagnosticError([Diagnostic("E021", str(exc), Span(shown, 1, 1),
                                           "the game files changed since the save; restore them to resume")]) from None
     except (KeyError, TypeError, IndexError, AttributeError) as exc:
         raise DiagnosticError([Diagnostic("E020", f"the save file is damaged ({exc})", Span(shown, 1, 1))]) from None
+    match.hands = {int(s) - 1: list(ids) for s, ids in data.get("hands", {}).items()}
+    if moves is not None:
+        problem = _replay_problem(game, data)
+    elif data["match"]["state"]["decisions"] and checksum is None:
+        problem = "it does not record its moves, so its state cannot be checked against its seed"
+    else:
+        problem = None
+    if problem:
+        _edited(Diagnostic("E022", f"the saved game was edited: {problem}", Span(shown, 1, 1), EDITED_HINT),
+                allow_edited, warnings)
     return game, match, data
+
+
+def _read_save(path: str, shown: str) -> tuple[str, dict]:
+    """The save's text and its JSON object; E020 for anything that is not a save file."""
+    raw = read_file(path, shown, limit=MAX_SAVE_BYTES)
+    if len(raw) > MAX_SAVE_BYTES:
+        raise DiagnosticError([Diagnostic("E020", f"not a rulesvm save file: larger than "
+                                          f"{MAX_SAVE_BYTES // (1024 * 1024)} MiB", Span(shown, 1, 1))])
+    try:
+        text = raw.decode("utf-8")
+        data = json.loads(text, parse_constant=_no_json_constant)
+    except json.JSONDecodeError as exc:
+        raise DiagnosticError([Diagnostic("E020", f"not a rulesvm save file: {exc.msg}",
+                                          Span(shown, exc.lineno, exc.colno))]) from None
+    except (UnicodeDecodeError, RecursionError, ValueError) as exc:
+        reason = "not UTF-8 text" if isinstance(exc, UnicodeDecodeError) else \
+            "nests too deeply" if isinstance(exc, RecursionError) else str(exc)
+        raise DiagnosticError([Diagnostic("E020", f"not a rulesvm save file: {reason}", Span(shown, 1, 1))]) from None
+    if not isinstance(data, dict) or data.get("kind") != SAVE_KIND or not isinstance(data.get("match"), dict):
+        raise DiagnosticError([Diagnostic("E020", "not a rulesvm save file", Span(shown, 1, 1),
+                                          "save files are written by `rulesvm run --save FILE`")])
+    return text, data
+
+
+def _edited(diag: Diagnostic, allow_edited: bool, warnings: list | None) -> None:
+    """Raise an E022 error, or (allow_edited) record it as a warning."""
+    if not allow_edited:
+        raise DiagnosticError([diag])
+    if warnings is not None:
+        warnings.append(Diagnostic(diag.code, diag.message, diag.span, None, "warning"))
+
+
+def _checksum_problem(data: dict, text: str, shown: str) -> Diagnostic | None:
+    """E022 when the save has no checksum or one that does not match its content."""
+    given = data.get("checksum")
+    if given is None:
+        return Diagnostic("E022", "the save has no checksum: it was edited, or written by a rulesvm older than "
+                          "checksums", Span(shown, 1, 1), EDITED_HINT)
+    if given != save_checksum(data):
+        at = text.find('"checksum"')
+        line = text.count("\n", 0, at) + 1 if at >= 0 else 1
+        col = at - text.rfind("\n", 0, at) if at >= 0 else 1
+        return Diagnostic("E022", "the save was changed after it was written: its content does not match its "
+                          "checksum", Span(shown, line, col), EDITED_HINT)
+    return None
+
+
+def _replay_problem(game: api.Game, data: dict) -> str | None:
+    """Replay the save's moves from its seed: what differs from the saved game, or None."""
+    saved = data["match"]
+    hands = {int(s) - 1: ids for s, ids in data.get("hands", {}).items()}
+    try:
+        m = api.new_game(game, saved["players"], saved["seed"], hands=hands)
+        for k, (player, choice) in enumerate(data["moves"], 1):
+            d = m.decision
+            if m.is_over or d is None:
+                return f"move {k} comes after the end of the game"
+            if d.player + 1 != player:
+                return f"move {k} is Player {player}'s, but Player {d.player + 1} decides there ({d.prompt})"
+            if choice >= len(d.options):
+                return f"move {k} is option {choice + 1}, but Player {player} has {len(d.options)} there"
+            m.apply(choice)
+    except ValueError as exc:           # hands that cannot be dealt
+        return f"its game cannot be started again: {exc}"
+    except RulesRuntimeError as exc:
+        return f"its moves cannot be replayed: {exc.message}"
+    return _match_difference(game, saved, json.loads(json.dumps(m.to_json(), ensure_ascii=False)))
+
+
+def _match_difference(game: api.Game, saved: dict, replayed: dict) -> str | None:
+    """How a saved match differs from the replayed one (the first difference), or None."""
+    for key in sorted(set(saved) | set(replayed)):
+        if key != "state" and canonical_json(saved.get(key)) != canonical_json(replayed.get(key)):
+            return f"its `{key}` is not the one it was saved with"
+    s, r = saved["state"], replayed["state"]
+    prog = game.program
+    for key in ("zones", "where", "faceup", "turn", "rng", "gvars", "pvars", "cvars", "decisions", "frames",
+                "pending", "pending_slot", "result"):
+        if canonical_json(s.get(key)) == canonical_json(r.get(key)):
+            continue
+        if key in ("zones", "where", "faceup", "turn") and isinstance(s.get(key), list):
+            k = next((i for i, (a, b) in enumerate(zip(s[key], r[key])) if a != b), 0)
+            where = f"zone `{prog.zone_names[k]}`" if key == "zones" else f"card `{prog.card_ids[k]}`"
+            return f"{where} is not as its seed and moves leave it"
+        return f"its `{key}` is not the one its seed and moves lead to"
+    return None if canonical_json(saved) == canonical_json(replayed) else "its state differs from the replayed game"
 
 
 MAX_SAVE_BYTES = 64 * 1024 * 1024
@@ -127,6 +302,15 @@ def _envelope_problem(data: dict) -> str | None:
     if not isinstance(agents, dict) or not all(isinstance(k, str) and k.isdigit() and isinstance(v, str)
                                                for k, v in agents.items()):
         return "`agents` should map seat numbers to agent names"
+    moves = data.get("moves", [])
+    if not isinstance(moves, list) or not all(
+            isinstance(m, list) and len(m) == 2 and all(_is_int(x) for x in m) and m[0] >= 1 and m[1] >= 0
+            for m in moves):
+        return "`moves` should be a list of [seat, option] pairs"
+    hands = data.get("hands", {})
+    if not isinstance(hands, dict) or not all(isinstance(k, str) and k.isdigit() and _is_path_list(v)
+                                              for k, v in hands.items()):
+        return "`hands` should map seat numbers to lists of card ids"
     states = data.get("agent_states", {})
     if not isinstance(states, dict) or not all(
             isinstance(k, str) and k.isdigit() and isinstance(v, str) and v.isdigit() and int(v) < _U64

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import subprocess
@@ -55,7 +56,10 @@ def test_json_output_and_log_records(tmp_path):
     decisions = [r for r in records if r["type"] == "decision"]
     assert len(decisions) == data["decisions"]
     assert all({"player", "options", "choice", "label"} <= set(r) for r in decisions)
-    assert records[-1]["type"] == "end" and records[-1]["result"] == data["result"]
+    assert records[-2]["type"] == "end" and records[-2]["result"] == data["result"]
+    # The last line is the checksum of every byte before it.
+    body = log.read_bytes()[:-len(log.read_text().splitlines()[-1]) - 1]
+    assert records[-1] == {"type": "checksum", "checksum": "sha256:" + hashlib.sha256(body).hexdigest()}
 
 
 def test_json_puts_the_readable_log_on_stderr():

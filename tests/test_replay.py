@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
+import subprocess
+import sys
+import time
 
 from .conftest import ROOT
 from .test_cli import GK, rulesvm
@@ -100,9 +104,12 @@ def test_undo_takes_back_the_humans_last_decision_and_replays(tmp_path):
     assert undo and undo[0]["player"] == 1
     decisions = [r for r in records if r["type"] == "decision" and r["player"] == 1]
     assert decisions[0]["label"] == "Red 5" and decisions[-1]["label"] == "Red 4"
-    replayed = rulesvm("replay", str(log), "--quiet")
+    again = tmp_path / "again.jsonl"
+    replayed = rulesvm("replay", str(log), "--quiet", "--log", str(again))
     assert replayed.returncode == 0, replayed.stderr
     assert "Next: Player 1" in replayed.stdout
+    # The replay takes the same decisions back, and checks every record on the way.
+    assert again.read_bytes() == log.read_bytes()
 
 
 def test_safe_undo_refuses_after_the_bots_showed_their_cards():
@@ -114,3 +121,161 @@ def test_safe_undo_refuses_after_the_bots_showed_their_cards():
 def test_undo_with_nothing_to_undo():
     p = rulesvm("run", GK, "--seed", "5", "--human", "1", input_text="undo\n")
     assert "nothing to undo" in p.stdout
+
+
+# ---------------------------------------------------------------------- checksums and edited logs (issue 21)
+
+def _rewrite(log, tmp_path, change, name="edited.jsonl", recompute=False):
+    """A copy of the log with `change(lines)` applied to its lines (the checksum line left out),
+    and either the old checksum line kept or (`recompute`, as a forger would) a new one."""
+    lines = log.read_text().splitlines()
+    body, checksum = lines[:-1], lines[-1]
+    assert json.loads(checksum)["type"] == "checksum"
+    change(body)
+    text = "\n".join(body) + "\n"
+    if recompute:
+        digest = "sha256:" + hashlib.sha256(text.encode()).hexdigest()
+        checksum = json.dumps({"checksum": digest, "type": "checksum"}, sort_keys=True)
+    out = tmp_path / name
+    out.write_text(text + checksum + "\n")
+    return out
+
+
+def _line_of(log, kind, k=0):
+    """The 0-based index of the k-th record of type `kind` in the log."""
+    lines = log.read_text().splitlines()
+    return [i for i, line in enumerate(lines) if json.loads(line)["type"] == kind][k]
+
+
+def test_a_log_ends_with_the_checksum_of_every_byte_before(tmp_path):
+    log = _log_game(tmp_path)
+    raw = log.read_bytes()
+    body, last = raw[:raw.rstrip(b"\n").rfind(b"\n") + 1], raw.rstrip(b"\n").rsplit(b"\n", 1)[1]
+    assert json.loads(last) == {"type": "checksum", "checksum": "sha256:" + hashlib.sha256(body).hexdigest()}
+    assert json.loads(body.splitlines()[-1])["type"] == "end"
+
+
+def test_an_edited_log_is_refused_and_allow_edited_still_checks_each_record(tmp_path):
+    log = _log_game(tmp_path)
+    k = _line_of(log, "log", 5)
+
+    def louder(body):
+        rec = json.loads(body[k])
+        rec["text"] += "!"
+        body[k] = json.dumps(rec, sort_keys=True)
+    edited = _rewrite(log, tmp_path, louder)
+    last = len(edited.read_text().splitlines())
+    p = rulesvm("replay", str(edited), "--quiet")
+    assert p.returncode == 1
+    assert f"edited.jsonl:{last}:1: error[E057]: the log was changed after it was written" in p.stderr
+    assert "hint: to replay it anyway, add --allow-edited" in p.stderr
+    allowed = rulesvm("replay", str(edited), "--quiet", "--allow-edited")
+    assert allowed.returncode == 1
+    assert f"edited.jsonl:{last}:1: warning[E057]" in allowed.stderr
+    assert f"edited.jsonl:{k + 1}:1: error[E057]: the `log` record's `text` is" in allowed.stderr
+    assert "Winner" not in allowed.stdout
+
+
+def test_a_checksum_only_edit_replays_with_allow_edited(tmp_path):
+    """An edit the replay cannot see (who played a seat) is refused by the checksum alone."""
+    log = _log_game(tmp_path)
+
+    def rename_agent(body):
+        start = json.loads(body[0])
+        start["agents"]["1"] = "greedy"
+        body[0] = json.dumps(start, sort_keys=True)
+    edited = _rewrite(log, tmp_path, rename_agent)
+    assert rulesvm("replay", str(edited), "--quiet").returncode == 1
+    allowed = rulesvm("replay", str(edited), "--quiet", "--allow-edited")
+    assert allowed.returncode == 0, allowed.stderr
+    assert "warning[E057]" in allowed.stderr and "Winner: Player" in allowed.stdout
+
+
+def test_an_edited_move_record_is_named_by_its_line(tmp_path):
+    log = _log_game(tmp_path)
+    k = _line_of(log, "move", 20)
+
+    def misplace(body):
+        rec = json.loads(body[k])
+        rec["to"] = "discard[1]" if rec["to"] != "discard[1]" else "discard[2]"
+        body[k] = json.dumps(rec, sort_keys=True)
+    edited = _rewrite(log, tmp_path, misplace, recompute=True)     # a valid checksum: the records are checked
+    p = rulesvm("replay", str(edited), "--quiet")
+    assert p.returncode == 1
+    assert f"edited.jsonl:{k + 1}:1: error[E057]: the `move` record's `to` is \"discard[" in p.stderr
+    assert "in the replayed game" in p.stderr
+
+
+def test_a_deleted_move_record_is_found(tmp_path):
+    log = _log_game(tmp_path)
+    k = _line_of(log, "move", 20)
+    edited = _rewrite(log, tmp_path, lambda body: body.pop(k), recompute=True)
+    p = rulesvm("replay", str(edited), "--quiet")
+    assert p.returncode == 1 and f"edited.jsonl:{k + 1}:1: error[E057]" in p.stderr, p.stderr
+
+
+def test_a_deleted_or_edited_decision_record_is_found(tmp_path):
+    log = _log_game(tmp_path)
+    k = _line_of(log, "decision", 10)
+    deleted = _rewrite(log, tmp_path, lambda body: body.pop(k), "deleted.jsonl", recompute=True)
+    p = rulesvm("replay", str(deleted), "--quiet")
+    assert p.returncode == 1 and f"deleted.jsonl:{k + 1}:1: error[E057]" in p.stderr
+    assert "here, but the replayed game waits for Player" in p.stderr
+    rec = json.loads(log.read_text().splitlines()[k])
+    other = next(i for i, label in enumerate(rec["options"]) if label != rec["label"])
+
+    def choose_otherwise(body):
+        body[k] = json.dumps({**rec, "choice": other, "label": rec["options"][other]}, sort_keys=True)
+    edited = _rewrite(log, tmp_path, choose_otherwise, recompute=True)
+    p = rulesvm("replay", str(edited), "--quiet")
+    assert p.returncode == 1 and "edited.jsonl:" in p.stderr and "error[E057]" in p.stderr
+    line = int(p.stderr.split("edited.jsonl:")[1].split(":")[0])
+    assert line > k + 1                  # a legal other answer: the records after it differ
+
+
+def test_a_log_written_before_checksums_needs_allow_edited(tmp_path):
+    log = _log_game(tmp_path)
+    old = tmp_path / "old.jsonl"
+    old.write_text("\n".join(log.read_text().splitlines()[:-1]) + "\n")
+    p = rulesvm("replay", str(old), "--quiet")
+    assert p.returncode == 1 and "error[E057]: the log has no checksum" in p.stderr
+    assert "add --allow-edited" in p.stderr
+    allowed = rulesvm("replay", str(old), "--quiet", "--allow-edited")
+    assert allowed.returncode == 0 and "Winner: Player" in allowed.stdout
+    assert "warning[E057]: the log has no checksum" in allowed.stderr
+
+
+def test_the_replay_viewer_refuses_an_edited_log_before_serving(tmp_path):
+    log = _log_game(tmp_path)
+    k = _line_of(log, "move", 20)
+    edited = _rewrite(log, tmp_path, lambda body: body.pop(k), recompute=True)
+    p = rulesvm("serve", "--replay", str(edited), "--no-browser", "--port", "0")
+    assert p.returncode == 1 and f"edited.jsonl:{k + 1}:1: error[E057]" in p.stderr
+    unsigned = _rewrite(log, tmp_path, lambda body: None, "unsigned.jsonl")
+    unsigned.write_text("\n".join(unsigned.read_text().splitlines()[:-1]) + "\n")
+    p = rulesvm("serve", "--replay", str(unsigned), "--no-browser", "--port", "0")
+    assert p.returncode == 1 and "error[E057]: the log has no checksum" in p.stderr
+    assert rulesvm("serve", GK, "--allow-edited", "--no-browser").returncode == 2
+
+
+def test_a_table_stopped_by_sigterm_closes_its_log_with_the_checksum(tmp_path):
+    log = tmp_path / "table.jsonl"
+    proc = subprocess.Popen([sys.executable, "-m", "rulesvm.cli.main", "serve", "games/mach_struggle.yaml",
+                             "--bots", "1,2", "--bot-delay", "0", "--port", "0", "--no-browser", "--seed", "3",
+                             "--log", str(log)], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        for line in proc.stdout:
+            if "Ctrl-C" in line:
+                break
+        deadline = time.monotonic() + 60
+        while b'"type": "end"' not in log.read_bytes() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        proc.terminate()
+        assert proc.wait(timeout=20) == 0
+        assert "Table closed." in proc.stdout.read()
+    finally:
+        proc.kill()
+        proc.stdout.close()
+    assert json.loads(log.read_text().splitlines()[-1])["type"] == "checksum"
+    p = rulesvm("replay", str(log), "--quiet")
+    assert p.returncode == 0 and "E057" not in p.stderr, p.stderr

@@ -480,7 +480,8 @@ def test_replay_of_a_log_the_rules_no_longer_accept_stops_there(mach, tmp_path):
     rec["label"] = "not an option"
     lines[k] = json.dumps(rec)
     path.write_text("\n".join(lines) + "\n")
-    logged = read_log(str(path))
+    logged = read_log(str(path), allow_edited=True)          # edited: its checksum no longer matches
+    assert logged.warnings[0].code == "E057"
     book = ReplayBook(logged, game_for_log(logged))
     assert book.steps == 2 and "no longer legal" in book.problem
 

@@ -157,7 +157,7 @@ def test_a_person_plays_mach_struggle_against_a_bot_in_the_browser(browser, tmp_
     # Player 1's socket never carried Player 2's secret plans (its own decision lists every
     # possible plan, so those lists are left out of the search).
     records = [json.loads(line) for line in log.read_text().splitlines()]
-    assert records[-1]["type"] == "end"
+    assert records[-2]["type"] == "end" and records[-1]["type"] == "checksum"     # closed on SIGTERM
     mine = {r["label"] for r in records if r["type"] == "decision" and r["player"] == 1}
     theirs = {r["label"] for r in records if r["type"] == "decision" and r["player"] == 2 and r["secret"]}
     shown = []
