@@ -24,7 +24,8 @@ SAVE_FORMAT = 1
 class Match:
     def __init__(self, program, players: int | None = None, seed: int = 0, sink=None,
                  debug: bool = False, max_steps: int | None = None, _state: GameState | None = None,
-                 breakpoint: tuple | None = None, hands: dict | None = None, coverage: dict | None = None):
+                 breakpoint: tuple | None = None, hands: dict | None = None, coverage: dict | None = None,
+                 on_move=None):
         model = program.model
         self.program = program
         self.players = players if players is not None else model.players[2]
@@ -40,7 +41,7 @@ class Match:
             self.rt = Runtime(program, self.state, self.players, sink, debug, max_steps)
             return
         self.state = self._initial_state(seed)
-        self.rt = Runtime(program, self.state, self.players, sink, debug, max_steps)
+        self.rt = Runtime(program, self.state, self.players, sink, debug, max_steps, on_move)
         self.rt.breakpoint = breakpoint     # e.g. ("game", 1): stop when setup is done
         self.rt.coverage = coverage
         if coverage is not None:

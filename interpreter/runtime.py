@@ -32,16 +32,22 @@ class Return:
 
 
 class Runtime:
-    __slots__ = ("prog", "st", "n", "sink", "steps", "max_steps", "queue", "debug", "has_moved_triggers",
+    __slots__ = ("prog", "st", "n", "sink", "on_move", "slow_moves", "steps", "max_steps", "queue", "debug",
+                 "has_moved_triggers",
                  "breakpoint", "paused", "coverage", "halt", "players", "depth")
 
-    def __init__(self, prog, st, nplayers: int, sink=None, debug: bool = False, max_steps: int | None = None):
+    def __init__(self, prog, st, nplayers: int, sink=None, debug: bool = False, max_steps: int | None = None,
+                 on_move=None):
         self.prog = prog
         self.st = st
         self.n = nplayers
         self.players = tuple(range(nplayers))     # the value of `players`, shared (tuples are immutable)
         self.depth = 0            # calls running inside each other (limits.MAX_CALL_DEPTH)
         self.sink = sink
+        # A watcher of card moves (card, from zone, to zone), cheaper than a sink of every
+        # event: statistics that count moves need no log text or event records.
+        self.on_move = on_move
+        self.slow_moves = sink is not None or on_move is not None
         self.steps = 0
         self.max_steps = max_steps or prog.max_steps
         self.queue = []
@@ -102,6 +108,9 @@ class Runtime:
                 faceup[c] = True
             elif face == "down":
                 faceup[c] = False
+        if self.on_move is not None:
+            for c, src in zip(cards, moved_from):
+                self.on_move(c, src, to)
         if self.sink is not None and cards:
             names = self.prog.zone_names
             self.sink({"type": "move", "cards": [self.prog.card_ids[c] for c in cards],
@@ -123,7 +132,7 @@ class Runtime:
             raise E.move_to_none(span)
         if c is None:
             return
-        if self.sink is not None or self.has_moved_triggers or self.prog.has_compact:
+        if self.slow_moves or self.has_moved_triggers or self.prog.has_compact:
             return self.move([c], to, bottom, face)    # events and compaction: the general path
         st = self.st
         where = st.where
@@ -147,7 +156,7 @@ class Runtime:
             raise E.move_to_none(span)
         st = self.st
         cards = st.zones[src]
-        if self.sink is not None or self.has_moved_triggers or self.prog.has_compact or src == to:
+        if self.slow_moves or self.has_moved_triggers or self.prog.has_compact or src == to:
             return self.move(list(cards), to, bottom, face)
         if not cards:
             return

@@ -71,15 +71,17 @@ def load_game(path: str, card_sets=(), variants=(), options: dict | None = None,
 
 def new_game(game: Game, players: int | None = None, seed: int = 0, sink=None, debug: bool = False,
              max_steps: int | None = None, breakpoint: tuple | None = None, hands: dict | None = None,
-             coverage: dict | None = None) -> Match:
+             coverage: dict | None = None, on_move=None) -> Match:
     """Start a game; raises ValueError for a player count the game does not allow.
 
     `breakpoint=("name", n)` stops the rules at the n-th entry of phase `name`
     (`("game", 1)`: right after setup), before any decision there; see `Match.resume`.
     `hands` maps 0-based seats to the card ids they bring (games with `hands:`; see `read_hand`).
+    `on_move(card, from_zone, to_zone)` (ints: `game.program.card_ids[card]`, `zone_names[zone]`)
+    watches every card move, without the cost of a `sink` of every event.
     """
     return Match(game.program, players, seed, sink, debug, max_steps, breakpoint=breakpoint, hands=hands,
-                 coverage=coverage)
+                 coverage=coverage, on_move=on_move)
 
 
 def read_hand(game: Game, text: str) -> list[str]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import glob
 import json
 import os
 
@@ -242,3 +243,22 @@ def test_shuffle_draws_exactly_what_below_draws():
         state = R.seed_state(seed)
         assert R.shuffle(a, state) == plain(b, state)
         assert a == b
+
+
+def test_a_move_watcher_sees_every_move_a_sink_sees():
+    """`on_move` (card, from, to) sees exactly the cards the `move` events of a sink name, in
+    order, for every launch game (including setup), without a sink's cost."""
+    for path in sorted(glob.glob(os.path.join(ROOT, "games", "*.yaml"))):
+        game = api.load_game(path)
+        prog = game.program
+        for seed in range(3):
+            events, watched = [], []
+            logged = api.new_game(game, None, seed, sink=events.append)
+            api.play(logged, api.default_agents(logged, seed=seed))
+            seen = api.new_game(game, None, seed,
+                                 on_move=lambda c, a, b: watched.append((prog.card_ids[c], prog.zone_names[a],
+                                                                         prog.zone_names[b])))
+            api.play(seen, api.default_agents(seen, seed=seed))
+            expected = [(c, a, e["to"]) for e in events if e["type"] == "move" for c, a in zip(e["cards"], e["from"])]
+            assert watched == expected and expected, (path, seed)
+            assert seen.result == logged.result

@@ -95,7 +95,7 @@ def _move_statement(g, e, a, pad: str) -> list[str] | None:
     t, c = g.temp("t"), g.temp("c")
     lines = [f"{pad}{t} = {g.expr(a['to'])}",
              f"{pad}{c} = {g.expr(a['cards'])}",
-             f"{pad}if {c} is None or {t} is None or rt.sink is not None:",
+             f"{pad}if {c} is None or {t} is None or rt.slow_moves:",
              f"{pad}    rt.move_card({t}, {c}, {at == 'bottom'}, {face!r}, {g.name(e.span, 'S')})",
              f"{pad}else:",
              f"{pad}    st.zones[st.where[{c}]].remove({c})",
