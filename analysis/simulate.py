@@ -12,8 +12,11 @@ docs/simulate.md.
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
+import signal
+import threading
 import time
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -55,6 +58,11 @@ class SimConfig:
 
 
 _GAMES: dict = {}   # per process: loaded games, so workers compile each game once
+_STOP = None        # in a worker process: the pool's stop flag (shared memory), set by _worker_init
+
+
+class Stopped(Exception):
+    """In a worker: the simulation was interrupted, the game being played is abandoned."""
 
 
 def load_for(config: SimConfig) -> api.Game:
@@ -98,6 +106,8 @@ def play_one(config: SimConfig, index: int) -> dict:
                 record.update(error=f"unfinished: still running after {decisions} decisions (--max-decisions)",
                               unfinished=True, time=time.perf_counter() - start)
                 return record
+            if _STOP is not None and _STOP.value:
+                raise Stopped
             if config.game_timeout is not None and time.perf_counter() - start > config.game_timeout:
                 record.update(error=f"timed out: still running after {config.game_timeout:g} s, {decisions} "
                               "decisions (--game-timeout)", time=time.perf_counter() - start)
@@ -310,8 +320,9 @@ def simulate(config: SimConfig, jobs: int = 1, backend: str = "local", scheduler
              progress=None, cluster_options: dict | None = None) -> dict:
     """Play `config.n` games and summarise them; `progress(done, total)` is called as they finish.
 
-    A KeyboardInterrupt stops the simulation and summarises the games finished so far
-    (the summary then says `"interrupted": true`).
+    A KeyboardInterrupt stops the simulation: the worker processes are ended at once and the
+    games finished so far are summarised (the summary then says `"interrupted": true`). The
+    command line turns SIGTERM into the same interrupt (cli/simulation.py).
     """
     game = load_for(config)
     players = config.players or game.model.players[2]
@@ -325,11 +336,13 @@ def simulate(config: SimConfig, jobs: int = 1, backend: str = "local", scheduler
     interrupted = False
     started = time.perf_counter()
     try:
-        for records in _run_chunks(config, chunks, jobs, backend, scheduler, cluster_options):
-            for rec in records:
-                agg.add(rec)
-            if progress is not None:
-                progress(agg.games + len(agg.errors), config.n)
+        # closing(): however the loop ends, the workers are stopped before the summary.
+        with contextlib.closing(_run_chunks(config, chunks, jobs, backend, scheduler, cluster_options)) as results:
+            for records in results:
+                for rec in records:
+                    agg.add(rec)
+                if progress is not None:
+                    progress(agg.games + len(agg.errors), config.n)
     except KeyboardInterrupt:
         interrupted = True
     summary = agg.summary(rule_names(game), [c.id for c in game.model.cards])
@@ -354,24 +367,65 @@ def _run_chunks(config, chunks, jobs: int, backend: str, scheduler, cluster_opti
     # then with it: each is played again on its own, in a pool of its own, so one deadly chunk
     # cannot take the others down twice; lost again, its games are reported as failed.
     broken = []
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
+    with _pool(jobs, ctx) as pool:
         futures = [(chunk, pool.submit(run_chunk, config, *chunk)) for chunk in chunks]
-        try:
-            for chunk, fut in futures:
-                try:
-                    yield fut.result()
-                except BrokenProcessPool:
-                    broken.append(chunk)
-        except KeyboardInterrupt:
-            for _, fut in futures:
-                fut.cancel()
-            raise
+        for chunk, fut in futures:
+            try:
+                yield fut.result()
+            except BrokenProcessPool:
+                broken.append(chunk)
     for chunk in broken:
-        with ProcessPoolExecutor(max_workers=1, mp_context=ctx) as alone:
+        with _pool(1, ctx) as alone:
             try:
                 yield alone.submit(run_chunk, config, *chunk).result()
             except BrokenProcessPool:
                 yield lost_chunk(config, *chunk)
+
+
+@contextlib.contextmanager
+def _pool(workers: int, ctx):
+    """A pool of worker processes that never outlives an interrupt: on Ctrl-C, SIGTERM (made
+    an interrupt by the command line) or any other way out of the simulation, its workers are
+    stopped and reaped before the exception goes on, so no process is left running."""
+    stop = (ctx or multiprocessing).RawValue("b", 0)      # shared memory the workers read (see play_one)
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_worker_init, initargs=(stop,))
+    try:
+        yield pool
+    except BaseException:
+        _stop_workers(pool, stop)
+        raise
+    pool.shutdown(wait=True)
+
+
+STOP_GRACE = 10.0       # seconds a stopped worker has to reach its next decision before it is killed
+
+
+def _stop_workers(pool: ProcessPoolExecutor, stop) -> None:
+    """Stop a pool now: its queued chunks are cancelled, and each worker stops at its next
+    decision (raising Stopped) and exits. Workers are asked, not killed: a worker killed while
+    it sends a result would leave the pool's reader waiting forever for the rest. Only a
+    worker that reaches no decision within STOP_GRACE seconds (deep in a long rule) is killed."""
+    stop.value = 1
+    # The pool's processes (Python 3.14 has pool.terminate_workers(); before it, only this).
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    watchdog = threading.Timer(STOP_GRACE, lambda: [p.kill() for p in processes if p.is_alive()])
+    watchdog.daemon = True
+    watchdog.start()
+    try:
+        pool.shutdown(wait=True, cancel_futures=True)
+    finally:
+        watchdog.cancel()
+
+
+def _worker_init(stop) -> None:
+    """In each worker: the parent alone decides when the simulation stops, and tells the
+    workers through `stop`. Ctrl-C reaches the whole process group and a service manager may
+    send SIGTERM to every process: a worker ignores both (a forked worker would otherwise
+    inherit the parent's handler, which turns SIGTERM into an interrupt)."""
+    global _STOP
+    _STOP = stop
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
 
 
 def _dask_chunks(config, chunks, scheduler, cluster_options):

@@ -6,7 +6,8 @@ test, diff, schema, fmt), `cli.simulation` (simulate, compare, agents), `cli.ser
 web table); `cli.common` holds what they share. This module only assembles the app.
 
 Exit codes: 0 success, 1 game or validation errors (including a rules error while
-playing), 2 usage errors (bad options or arguments).
+playing), 2 usage errors (bad options or arguments), 130 stopped by Ctrl-C (143: `simulate`
+or `compare` stopped by SIGTERM, see cli/simulation.py).
 """
 
 from __future__ import annotations

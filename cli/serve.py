@@ -36,7 +36,7 @@ from .render import Screen
 if TYPE_CHECKING:
     import uvicorn  # noqa: F401
     from rulesvm.tooling import replay as logs  # noqa: F401
-    from rulesvm.web import replay as web_replay, server, table as web_table  # noqa: F401
+    from rulesvm.web import connections, replay as web_replay, server, table as web_table  # noqa: F401
 
 # The most connections a table holds at once (pages, their sockets, the pictures they load).
 MAX_CONNECTIONS = 100
@@ -45,6 +45,7 @@ uvicorn = lazy("uvicorn")                                 # the web table's serv
 logs = lazy("rulesvm.tooling.replay")
 web_replay = lazy("rulesvm.web.replay")
 server = lazy("rulesvm.web.server")
+connections = lazy("rulesvm.web.connections")
 web_table = lazy("rulesvm.web.table")
 
 
@@ -87,11 +88,13 @@ def _listen(screen: Screen, host: str, port: int):
 
 
 def _run_server(app, sock) -> None:
-    # A table serves a handful of people: past MAX_CONNECTIONS at once the server answers 503
-    # instead of holding more (half-open requests cannot pile up without end), and an idle
-    # connection is closed after a few seconds.
+    # A table serves a handful of people: past MAX_CONNECTIONS at once (pages, sockets and
+    # pictures alike) the server answers 503 instead of holding more, an idle connection is
+    # closed after 5 s, a request that has not arrived whole after 10 s is cut off, and so is a
+    # page that leaves what it is sent unread for 20 s (web/connections.py).
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on", ws_max_size=65536,
-                            timeout_graceful_shutdown=2, limit_concurrency=MAX_CONNECTIONS, timeout_keep_alive=5)
+                            timeout_graceful_shutdown=2, limit_concurrency=MAX_CONNECTIONS, timeout_keep_alive=5,
+                            http=connections.TableHTTP, ws=connections.TableWebSocket)
     try:
         uvicorn.Server(config).run(sockets=[sock])
     except KeyboardInterrupt:       # uvicorn stops on Ctrl-C, then passes the signal on: a normal end

@@ -5,8 +5,10 @@ game, same seeds) and `agents` (the bots there are). The numbers come from
 
 from __future__ import annotations
 
+import contextlib
 import csv as csvmod
 import os
+import signal
 import time
 from typing import TYPE_CHECKING, List, Optional
 
@@ -114,9 +116,10 @@ def simulate(
 ) -> None:
     """Play many games with bots and report win rates, lengths, coverage, card use and design metrics.
 
-    Ctrl-C stops early and reports the games finished so far. Exit 1 when any game failed (a
-    runtime error, or unfinished at --max-decisions): the summary of the others is printed,
-    and each failed game is listed with its seed.
+    Ctrl-C or SIGTERM stops early: the workers are stopped and the games finished so far are
+    summarised, then the exit code is 130 (Ctrl-C) or 143 (SIGTERM). Exit 1 when any game
+    failed (a runtime error, unfinished at --max-decisions, past --game-timeout): the summary
+    of the others is printed, and each failed game is listed with its seed.
     """
     screen = Screen(quiet=quiet)
     for path, what in ((csv, "CSV"), (plot, "plot"), (report, "report")):
@@ -127,19 +130,51 @@ def simulate(
         usage(screen, "--scheduler goes with --backend dask")
     config = _sim_config(screen, game, n, players, agents_text, variant, set_, seed, card_set, max_steps,
                          max_decisions, game_timeout)
-    summary = _run_simulation(screen, config, jobs or os.cpu_count() or 1, backend, scheduler, quiet or as_json)
-    _write_outputs(screen, summary, csv, plot, report)
-    if as_json:
-        screen.json(summary)
-    else:
-        screen.simulation(summary)
-    if summary["interrupted"]:
-        screen.note(f"interrupted: {summary['games']} of {summary['requested']} games summarised")
-    _exit_if_failed(summary)
+    with _sigterm_as_interrupt(screen) as stop:
+        summary = _run_simulation(screen, config, jobs or os.cpu_count() or 1, backend, scheduler, quiet or as_json)
+        _write_outputs(screen, summary, csv, plot, report)
+        if as_json:
+            screen.json(summary)
+        else:
+            screen.simulation(summary)
+        if summary["interrupted"]:
+            screen.note(f"interrupted: {summary['games']} of {summary['requested']} games summarised")
+    _exit_if_failed(stop, summary)
 
 
-def _exit_if_failed(*summaries) -> None:
-    """Exit 1 when a game failed: a script (or CI) must not take a broken game's figures as sound."""
+# The exit code of a simulation stopped early, after its partial summary: 128 + the signal's
+# number, as a shell reports a command the signal ended (and as `main` does for any Ctrl-C).
+EXIT_INTERRUPTED = {"SIGINT": 130, "SIGTERM": 143}
+
+
+@contextlib.contextmanager
+def _sigterm_as_interrupt(screen):
+    """SIGTERM (kill, a service manager, a CI timeout) stops a simulation as Ctrl-C does: an
+    interrupt in the main thread, so the workers are stopped and the finished games
+    summarised. Yields a dict whose "signal" names the signal that stopped it, if any; a
+    second SIGTERM while the summary is written is ignored. An interrupt before there is
+    anything to summarise (while the game loads) exits at once, with the same code."""
+    stop = {"signal": None}
+
+    def on_sigterm(signum, frame):
+        if stop["signal"] is None:
+            stop["signal"] = "SIGTERM"
+            raise KeyboardInterrupt
+    previous = signal.signal(signal.SIGTERM, on_sigterm)
+    try:
+        yield stop
+    except KeyboardInterrupt:
+        screen.note("interrupted")
+        raise typer.Exit(EXIT_INTERRUPTED[stop["signal"] or "SIGINT"]) from None
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _exit_if_failed(stop: dict, *summaries) -> None:
+    """Exit 130/143 when stopped early (see EXIT_INTERRUPTED), else 1 when a game failed: a
+    script (or CI) must not take partial or broken figures for sound ones."""
+    if any(s["interrupted"] for s in summaries):
+        raise typer.Exit(EXIT_INTERRUPTED[stop["signal"] or "SIGINT"])
     if any(s["errors"] for s in summaries):
         raise typer.Exit(1)
 
@@ -186,22 +221,35 @@ def compare(
 ) -> None:
     """Simulate the base game and each variant with the same seeds; show the differences and their significance.
 
-    Exit 1 when any game of any side failed (the comparison is printed all the same).
+    Exit 1 when any game of any side failed (the comparison is printed all the same). Ctrl-C
+    or SIGTERM stops early: what was played so far is compared (or, during the base game,
+    summarised), then the exit code is 130 (Ctrl-C) or 143 (SIGTERM).
     """
     screen = Screen(quiet=quiet)
     base_cfg = _sim_config(screen, game, n, players, agents_text, [], set_, seed, [], None, game_timeout=game_timeout)
+    configs = [_sim_config(screen, game, n, players, agents_text, [v], set_, seed, [], None, game_timeout=game_timeout)
+               for v in variant]
     jobs = jobs or os.cpu_count() or 1
-    base = _run_simulation(screen, base_cfg, jobs, backend, scheduler, quiet or as_json, "base game")
-    others = []
-    for v in variant:
-        cfg = _sim_config(screen, game, n, players, agents_text, [v], set_, seed, [], None, game_timeout=game_timeout)
-        others.append(_run_simulation(screen, cfg, jobs, backend, scheduler, quiet or as_json, v))
-    data = rep.compare(base, others)
-    if as_json:
-        screen.json(data)
-    else:
-        screen.comparison(data)
-    _exit_if_failed(base, *others)
+    with _sigterm_as_interrupt(screen) as stop:
+        base = _run_simulation(screen, base_cfg, jobs, backend, scheduler, quiet or as_json, "base game")
+        others = []
+        for v, cfg in zip(variant, configs):
+            if base["interrupted"] or (others and others[-1]["interrupted"]):
+                break
+            others.append(_run_simulation(screen, cfg, jobs, backend, scheduler, quiet or as_json, v))
+        data = dict(rep.compare(base, others), interrupted=any(s["interrupted"] for s in (base, *others)))
+        if as_json:
+            screen.json(data)
+        elif base["interrupted"]:
+            screen.simulation(base)
+        else:
+            screen.comparison(data)
+        if data["interrupted"]:
+            last = others[-1] if others else base
+            where = ", ".join(last["variants"]) if others else "the base game"
+            skipped = f"; not compared: {', '.join(variant[len(others):])}" if len(others) < len(variant) else ""
+            screen.note(f"interrupted during {where}: {last['games']} of {last['requested']} games summarised{skipped}")
+    _exit_if_failed(stop, base, *others)
 
 
 def agents() -> None:

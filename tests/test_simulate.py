@@ -5,6 +5,10 @@ from __future__ import annotations
 
 import json
 import os
+import signal
+import subprocess
+import sys
+import time
 
 import pytest
 
@@ -217,3 +221,73 @@ def test_game_timeout_must_be_positive_in_simulate_and_compare():
         out = subprocess.run([sys.executable, "-m", "rulesvm.cli.main", *args, "--game-timeout", "0", "--quiet"],
                              capture_output=True, text=True, timeout=120)
         assert out.returncode == 2 and "--game-timeout must be more than 0" in out.stderr, args
+
+
+def _children(pid: int) -> dict:
+    """The processes whose parent is `pid`: {(pid, start time): CPU seconds so far} (from /proc)."""
+    found = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as fh:
+                stat = fh.read()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2:].split()       # from the state on: field 3 of proc(5)
+        if int(fields[1]) == pid:
+            found[(int(entry), fields[19])] = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return found
+
+
+def _still_running(process: tuple) -> bool:
+    """Whether this very process (same pid and start time, not a reuse of the pid) still exists."""
+    try:
+        with open(f"/proc/{process[0]}/stat") as fh:
+            stat = fh.read()
+    except OSError:
+        return False
+    fields = stat[stat.rindex(")") + 2:].split()
+    return fields[19] == process[1] and fields[0] != "Z"
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="reads the process table from /proc (Linux)")
+@pytest.mark.parametrize("command,how,code", [
+    ("simulate", "SIGTERM", 143),       # kill PID, a service manager, a CI timeout: the parent alone
+    ("simulate", "SIGINT", 130),        # Ctrl-C at a terminal: the whole process group
+    ("compare", "SIGTERM", 143),
+])
+def test_a_signal_stops_the_workers_and_the_finished_games_are_summarised(command, how, code):
+    """SIGTERM is Ctrl-C: the workers stop, the games finished so far are summarised, the exit
+    code says the run was cut short, and no worker process outlives the command."""
+    args = ["--variant", "three_laps"] if command == "compare" else []
+    p = subprocess.Popen([sys.executable, "-m", "rulesvm.cli.main", command, GK, *args, "-n", "100000", "--jobs", "2",
+                          "--json", "--quiet"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         start_new_session=True)
+    try:
+        # Wait until both workers have played for a while (CPU time, not wall time: the
+        # machine may be busy), so that games have finished; the deadline only guards a hang.
+        deadline = time.monotonic() + 120
+        workers = {}
+        while time.monotonic() < deadline and p.poll() is None:
+            workers = _children(p.pid)
+            if len(workers) >= 2 and sum(workers.values()) >= 1.5:
+                break
+            time.sleep(0.1)
+        assert len(workers) >= 2 and p.poll() is None, "the workers never got going"
+        if how == "SIGTERM":
+            os.kill(p.pid, signal.SIGTERM)
+        else:
+            os.killpg(p.pid, signal.SIGINT)
+        out, err = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.communicate()
+    assert p.returncode == code, err
+    assert "Traceback" not in err and "interrupted" in err
+    data = json.loads(out)
+    assert data["interrupted"]
+    games = data["games"] if command == "simulate" else data["base"]["games"]
+    assert 0 < games < 100000
+    assert not [w for w in workers if _still_running(w)], "a worker outlived the command"
