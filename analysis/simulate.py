@@ -44,6 +44,7 @@ class SimConfig:
     max_steps: int | None = None
     max_decisions: int = 100_000    # a game still running after this many decisions is unfinished
     game_timeout: float | None = 60.0   # seconds: a game still running then has failed (checked between decisions)
+    standings: str = "round"        # when the design metrics read `evaluate`: "round", "turn" or "decision"
     chunk: int = 25
     rotate: bool = True             # rotate different agents over the seats, game by game
 
@@ -58,6 +59,7 @@ class SimConfig:
 
 
 _GAMES: dict = {}   # per process: loaded games, so workers compile each game once
+_BASES: dict = {}   # per process: id(game) -> (game, card ids without copy numbers)
 _STOP = None        # in a worker process: the pool's stop flag (shared memory), set by _worker_init
 
 
@@ -81,51 +83,61 @@ def play_one(config: SimConfig, index: int) -> dict:
     record = _record_head(config, index)
     players, seed, specs = record["players"], record["seed"], record["agents"]
     coverage: dict = {}
-    zone_owner = {name: owner for name, owner in zip(game.program.zone_names, game.program.zone_owner)}
-    moves = {"acquired": {}}
+    zone_owner = game.program.zone_owner
+    card_base = _card_bases(game)
+    acquired: dict = {}
 
-    def sink(rec: dict) -> None:
-        if rec["type"] == "move":
-            to_owner = zone_owner.get(rec["to"])
-            if to_owner is not None:
-                for cid, src in zip(rec["cards"], rec["from"]):
-                    if zone_owner.get(src) != to_owner:
-                        key = (cid.split("#")[0], to_owner)
-                        moves["acquired"][key] = moves["acquired"].get(key, 0) + 1
+    def on_move(card: int, src: int, to: int) -> None:
+        # A card moved into a zone of a player's from anywhere else: that player acquired it.
+        owner = zone_owner[to]
+        if owner is not None and zone_owner[src] != owner:
+            key = (card_base[card], owner)
+            acquired[key] = acquired.get(key, 0) + 1
     start = time.perf_counter()
     try:
         agents = api.make_agents(dict(enumerate(specs)), seed)
-        match = api.new_game(game, players, seed, sink=sink, max_steps=config.max_steps, coverage=coverage)
-        evaluate = game.program.evaluator()
-        decisions = forced = options = turns = 0
+        match = api.new_game(game, players, seed, max_steps=config.max_steps, coverage=coverage, on_move=on_move)
+        evaluate = game.program.evaluator() if players > 1 else None
+        every_decision = config.standings == "decision"
+        # Turns between two readings: a round is one turn per player.
+        stride = players if config.standings == "round" else 1
+        decisions = options = turns = 0
         last_player = None
         chosen: dict = {}
         trajectory = []
-        while not match.is_over:
-            if decisions >= config.max_decisions:
+        # The loop runs once per decision of every game: what it reads is bound once here.
+        st, stop, clock = match.state, _STOP, time.perf_counter
+        max_decisions, timeout = config.max_decisions, config.game_timeout
+        deadline = start + timeout if timeout is not None else None
+        while st.result is None:
+            if decisions >= max_decisions:
                 record.update(error=f"unfinished: still running after {decisions} decisions (--max-decisions)",
-                              unfinished=True, time=time.perf_counter() - start)
+                              unfinished=True, time=clock() - start)
                 return record
-            if _STOP is not None and _STOP.value:
+            if stop is not None and stop.value:
                 raise Stopped
-            if config.game_timeout is not None and time.perf_counter() - start > config.game_timeout:
-                record.update(error=f"timed out: still running after {config.game_timeout:g} s, {decisions} "
-                              "decisions (--game-timeout)", time=time.perf_counter() - start)
+            if deadline is not None and clock() > deadline:
+                record.update(error=f"timed out: still running after {timeout:g} s, {decisions} "
+                              "decisions (--game-timeout)", time=clock() - start)
                 return record
-            d = match.decision
+            d = st.pending
             seat = d.player
+            if seat != last_player:
+                if evaluate is not None and not every_decision and turns and turns % stride == 0:
+                    trajectory.append([evaluate(match.rt, s) for s in range(players)])     # a turn (round) ended
+                turns += 1
+                last_player = seat
             i = agents[seat].choose(SeatView(match, seat))
             decisions += 1
             options += len(d.options)
-            if seat != last_player:
-                turns += 1
-                last_player = seat
             if d.value_type == "card" and isinstance(d.options[i].value, int):
-                cid = game.program.card_ids[d.options[i].value].split("#")[0]
-                chosen[(cid, seat)] = chosen.get((cid, seat), 0) + 1
+                key = (card_base[d.options[i].value], seat)
+                chosen[key] = chosen.get(key, 0) + 1
             match.apply(i)
-            if evaluate is not None and players > 1:
+            if evaluate is not None and every_decision:
                 trajectory.append([evaluate(match.rt, s) for s in range(players)])
+        if evaluate is not None and not every_decision and last_player is not None:
+            trajectory.append([evaluate(match.rt, s) for s in range(players)])             # the last turn
         result = match.result
     except RulesRuntimeError as exc:
         record.update(error=exc.describe(), time=time.perf_counter() - start)
@@ -135,9 +147,17 @@ def play_one(config: SimConfig, index: int) -> dict:
         options=options, coverage=coverage,
         rewards=rewards(result, players), forced_free=decisions,
         chosen=[[c, s, k] for (c, s), k in sorted(chosen.items())],
-        acquired=[[c, s, k] for (c, s), k in sorted(moves["acquired"].items())],
+        acquired=[[c, s, k] for (c, s), k in sorted(acquired.items())],
         drama=design_metrics(trajectory, result, players) if trajectory else None)
     return record
+
+
+def _card_bases(game) -> list[str]:
+    """Each card instance's id without its copy number (`knight#2` -> `knight`), per game."""
+    bases = _BASES.get(id(game))
+    if bases is None or bases[0] is not game:
+        bases = _BASES[id(game)] = (game, [cid.split("#")[0] for cid in game.program.card_ids])
+    return bases[1]
 
 
 def _record_head(config: SimConfig, index: int) -> dict:
@@ -162,21 +182,24 @@ def design_metrics(traj: list, result: dict, players: int) -> dict | None:
     winner = result.get("winner")
     if not traj:
         return None
-    leaders = []
+    leaders, tops, lo, hi = [], [], None, None
     for values in traj:
-        best = max(values)
-        top = [s for s, v in enumerate(values) if v == best]
-        leaders.append(top[0] if len(top) == 1 else None)
+        best, low = max(values), min(values)
+        tops.append(best)
+        leaders.append(values.index(best) if values.count(best) == 1 else None)
+        lo = low if lo is None or low < lo else lo
+        hi = best if hi is None or best > hi else hi
     changes = sum(1 for a, b in zip(leaders, leaders[1:]) if a is not None and b is not None and a != b)
-    lo = min(min(v) for v in traj)
-    hi = max(max(v) for v in traj)
     span = (hi - lo) or 1
     out = {"lead_changes": changes / max(len(traj) - 1, 1)}
-    steps = [sum(abs(b - a) for a, b in zip(v1, v2)) / players / span for v1, v2 in zip(traj, traj[1:])]
-    out["stability"] = 1 - (sum(steps) / len(steps) if steps else 0.0)
+    moved = 0
+    for v1, v2 in zip(traj, traj[1:]):
+        for a, b in zip(v1, v2):
+            moved += abs(b - a)
+    out["stability"] = 1 - (moved / players / span / (len(traj) - 1) if len(traj) > 1 else 0.0)
     if winner is not None:
         w = winner - 1
-        behind = [(max(v) - v[w]) / span for v in traj if max(v) > v[w]]
+        behind = [(top - v[w]) / span for v, top in zip(traj, tops) if top > v[w]]
         out["drama"] = sum(behind) / len(behind) if behind else 0.0
         decided = len(traj)
         for k in range(len(traj) - 1, -1, -1):

@@ -9,7 +9,11 @@
    from `resource`); Python heap peaks (`tracemalloc`) of loading the game (in a process
    that loaded it before: the grammar is cached) and of playing 20 random games (above
    what was allocated before them).
-3. For the games with a hand-written reference (benchmarks/reference/): interpreted time
+3. Per launch game: the cost of simulation's statistics: CPU time per game of
+   `rulesvm simulate --agents random --jobs 1` (`analysis.simulate.play_one`, every metric of
+   the default run) over the raw random playout of the same seeds (`api.play`), alternating
+   batches, median ratio (the target is at most 1.2x).
+4. For the games with a hand-written reference (benchmarks/reference/): interpreted time
    per game / hand-written time per game. Both play the same seeds with the same choices
    (tests/test_differential.py checks that they are the same games); batches of reference
    and interpreted games alternate in one run, and the ratio is the median of `--reps`
@@ -51,7 +55,7 @@ REFERENCES = {"giant_king": (giant_king, (4, 3)), "mach_struggle": (mach_struggl
 # Statement-by-statement translations of a game's rules script (see mach_struggle_literal.py):
 # they split the ratio into what the script's way of playing costs and what interpreting costs.
 LITERALS = {"mach_struggle": mach_struggle_literal, "giant_king": giant_king_literal}
-SECTIONS = ("playouts", "games", "reference")
+SECTIONS = ("playouts", "games", "simulate", "reference")
 
 
 def game_paths(names: list[str] | None) -> list[str]:
@@ -177,6 +181,33 @@ def mcts_rate(game, players: int, seconds: float, iterations: int = 25) -> float
 
 # ---------------------------------------------------------------------- 3. against the references
 
+def simulate_overhead(path: str, reps: int, batch: int = 50) -> tuple[float, float]:
+    """Median CPU µs per game: raw random playouts, and simulate's play_one on the same seeds."""
+    from rulesvm.analysis import simulate as sim
+    config = sim.SimConfig(game=path, n=batch, seed=1, agents=("random",))
+    game = sim.load_for(config)
+    heads = [sim._record_head(config, i) for i in range(batch)]
+
+    def raw_batch() -> float:
+        start = time.process_time()
+        for h in heads:
+            m = api.new_game(game, h["players"], h["seed"])
+            api.play(m, api.make_agents(dict(enumerate(h["agents"])), h["seed"]))
+        return (time.process_time() - start) / batch * 1e6
+
+    def sim_batch() -> float:
+        start = time.process_time()
+        for i in range(batch):
+            sim.play_one(config, i)
+        return (time.process_time() - start) / batch * 1e6
+    raw_batch(), sim_batch()            # warm up
+    raws, sims = [], []
+    for _ in range(reps):
+        raws.append(raw_batch())
+        sims.append(sim_batch())
+    return statistics.median(raws), statistics.median(sims)
+
+
 def play_batch(new, players: int, seeds, passes: int = 1) -> float:
     """Seconds to play the games of `seeds` (`passes` times) with seeded random choices.
 
@@ -269,6 +300,14 @@ def main() -> None:
                   f"{warm:>12.3f}{its:>11.0f}{cold['rss_kib'] / 1024:>13.1f}{cold['load_heap'] / 2**20:>14.1f}"
                   f"{cold['play_heap'] / 1024:>14.0f}",
                   flush=True)
+        print()
+
+    if "simulate" in sections:
+        print("Simulation: CPU time per game of `simulate --agents random --jobs 1` / raw random playout")
+        print(f"{'game':<16}{'players':>8}{'raw µs':>10}{'simulate µs':>13}{'overhead':>10}")
+        for path, game in games.items():
+            raw, sim = simulate_overhead(path, args.reps)
+            print(f"{game.model.id:<16}{game.model.players[2]:>8}{raw:>10.0f}{sim:>13.0f}{sim / raw:>9.2f}x", flush=True)
         print()
 
     if "reference" in sections:

@@ -32,7 +32,9 @@ sim = lazy("rulesvm.analysis.simulate")
 
 
 def _sim_config(screen, game, n, players, agents_text, variant, set_, seed, card_set, max_steps,
-                max_decisions: int = 100_000, game_timeout: float = 60.0):
+                max_decisions: int = 100_000, game_timeout: float = 60.0, standings: str = "round"):
+    if standings not in ("round", "turn", "decision"):
+        usage(screen, f"--standings must be `round`, `turn` or `decision`, not `{standings}`")
     if game_timeout <= 0:
         usage(screen, f"--game-timeout must be more than 0 seconds, not {game_timeout:g}")
     if n < 1:
@@ -49,7 +51,7 @@ def _sim_config(screen, game, n, players, agents_text, variant, set_, seed, card
             usage(screen, str(exc))
     return sim.SimConfig(game=game, n=n, players=players, agents=agents_list, seed=seed, variants=tuple(variant or ()),
                      card_sets=tuple(card_set or ()), set_pairs=tuple(set_ or ()), max_steps=max_steps,
-                     max_decisions=max_decisions, game_timeout=game_timeout)
+                     max_decisions=max_decisions, game_timeout=game_timeout, standings=standings)
 
 
 def _run_simulation(screen, config, jobs, backend, scheduler, quiet, label=""):
@@ -80,6 +82,10 @@ SIM_GAME_TIMEOUT = typer.Option(60.0, "--game-timeout", metavar="SECONDS",
                                 help="A game still running after this many seconds has failed (listed with its "
                                      "seed; checked between decisions).")
 SIM_N = typer.Option(100, "-n", "--games", help="Number of games.")
+SIM_STANDINGS = typer.Option("round", "--standings", metavar="round|turn|decision",
+                             help="When the design metrics read the game's `evaluate`: after every round of turns "
+                                  "(one per player; default), every turn, or every decision (slowest: an "
+                                  "evaluation per player per decision).")
 SIM_AGENTS = typer.Option(None, "--agents", help="Agents, comma separated, given to the seats in order and cycled; "
                           "different agents rotate over the seats game by game "
                           "(e.g. mcts:iterations=200,random). Default: random.", metavar="LIST")
@@ -105,6 +111,7 @@ def simulate(
     max_decisions: int = typer.Option(100_000, "--max-decisions", help="Stop a game after this many decisions and "
                                       "count it as unfinished (bots that never end a game)."),
     game_timeout: float = SIM_GAME_TIMEOUT,
+    standings: str = SIM_STANDINGS,
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
     csv: Optional[str] = typer.Option(None, "--csv", help="Write the summary's tables as CSV to FILE.", metavar="FILE"),
     plot: Optional[str] = typer.Option(None, "--plot", help="Write a PNG with the win rates, game lengths and scores.",
@@ -129,7 +136,7 @@ def simulate(
     if scheduler and backend != "dask":
         usage(screen, "--scheduler goes with --backend dask")
     config = _sim_config(screen, game, n, players, agents_text, variant, set_, seed, card_set, max_steps,
-                         max_decisions, game_timeout)
+                         max_decisions, game_timeout, standings)
     with _sigterm_as_interrupt(screen) as stop:
         summary = _run_simulation(screen, config, jobs or os.cpu_count() or 1, backend, scheduler, quiet or as_json)
         _write_outputs(screen, summary, csv, plot, report)
@@ -218,6 +225,7 @@ def compare(
     as_json: bool = typer.Option(False, "--json", help="Print the comparison as JSON."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
     game_timeout: float = SIM_GAME_TIMEOUT,
+    standings: str = SIM_STANDINGS,
 ) -> None:
     """Simulate the base game and each variant with the same seeds; show the differences and their significance.
 
@@ -226,9 +234,10 @@ def compare(
     summarised), then the exit code is 130 (Ctrl-C) or 143 (SIGTERM).
     """
     screen = Screen(quiet=quiet)
-    base_cfg = _sim_config(screen, game, n, players, agents_text, [], set_, seed, [], None, game_timeout=game_timeout)
-    configs = [_sim_config(screen, game, n, players, agents_text, [v], set_, seed, [], None, game_timeout=game_timeout)
-               for v in variant]
+    base_cfg = _sim_config(screen, game, n, players, agents_text, [], set_, seed, [], None, game_timeout=game_timeout,
+                           standings=standings)
+    configs = [_sim_config(screen, game, n, players, agents_text, [v], set_, seed, [], None, game_timeout=game_timeout,
+                           standings=standings) for v in variant]
     jobs = jobs or os.cpu_count() or 1
     with _sigterm_as_interrupt(screen) as stop:
         base = _run_simulation(screen, base_cfg, jobs, backend, scheduler, quiet or as_json, "base game")

@@ -132,11 +132,12 @@ class Runtime:
             raise E.move_to_none(span)
         if c is None:
             return
-        if self.slow_moves or self.has_moved_triggers or self.prog.has_compact:
+        if self.sink is not None or self.has_moved_triggers or self.prog.has_compact:
             return self.move([c], to, bottom, face)    # events and compaction: the general path
         st = self.st
         where = st.where
-        st.zones[where[c]].remove(c)
+        src = where[c]
+        st.zones[src].remove(c)
         if bottom:
             st.zones[to].insert(0, c)
         else:
@@ -148,6 +149,8 @@ class Runtime:
             st.faceup[c] = True
         elif face == "down":
             st.faceup[c] = False
+        if self.on_move is not None:
+            self.on_move(c, src, to)
 
     def move_zone(self, to: int, src: int, bottom: bool, face: str, span) -> None:
         """Move every card of zone `src` to zone `to`, keeping their order: `move` of a zone,
@@ -156,7 +159,7 @@ class Runtime:
             raise E.move_to_none(span)
         st = self.st
         cards = st.zones[src]
-        if self.slow_moves or self.has_moved_triggers or self.prog.has_compact or src == to:
+        if self.sink is not None or self.has_moved_triggers or self.prog.has_compact or src == to:
             return self.move(list(cards), to, bottom, face)
         if not cards:
             return
@@ -175,6 +178,9 @@ class Runtime:
             faceup, up = st.faceup, face == "up"
             for c in cards:
                 faceup[c] = up
+        if self.on_move is not None:
+            for c in cards:
+                self.on_move(c, src, to)
 
     def compact(self, first: int, size: int) -> None:
         """Close up a compacting row of zones: non-empty zones move left, keeping their order."""

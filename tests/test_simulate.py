@@ -291,3 +291,28 @@ def test_a_signal_stops_the_workers_and_the_finished_games_are_summarised(comman
     games = data["games"] if command == "simulate" else data["base"]["games"]
     assert 0 < games < 100000
     assert not [w for w in workers if _still_running(w)], "a worker outlived the command"
+
+
+@pytest.mark.parametrize("standings", ["round", "turn", "decision"])
+def test_design_metrics_read_the_standings_once_per_round_turn_or_decision(standings, monkeypatch):
+    """The trajectory behind the design metrics: one evaluation per player at the end of every
+    round of turns (one per player) and of the game by default, of every turn, or after every
+    decision."""
+    from rulesvm.analysis import simulate as sim
+    cfg = SimConfig(game=GK, n=3, seed=5, standings=standings)
+    game = sim.load_for(cfg)
+    real = game.program.evaluate
+    calls = []
+    monkeypatch.setattr(type(game.program), "evaluator", lambda self: lambda rt, s: calls.append(s) or real(rt, s))
+    for i in range(3):
+        calls.clear()
+        record = sim.play_one(cfg, i)
+        turns, players = record["turns"], record["players"]
+        expected = {"round": (turns - 1) // players + 1, "turn": turns, "decision": record["decisions"]}[standings]
+        assert len(calls) == players * expected and expected > 10
+        assert set(record["drama"]) == {"lead_changes", "stability", "drama", "decisiveness"}
+
+
+def test_standings_must_be_round_turn_or_decision():
+    out = rulesvm("simulate", GK, "-n", "2", "--standings", "move", "--quiet")
+    assert out.returncode == 2 and "--standings must be `round`, `turn` or `decision`" in out.stdout + out.stderr
