@@ -21,8 +21,8 @@ from . import errors as E
 from .builtins import card_property, compile_primitive
 from .errors import MAX_CALL_DEPTH
 from .format import formatter
-from .limits import (bounded_join, bounded_range, bounded_text, charge, checked_int, equal, grows, join_zones, may_double, may_hold_lists, nests, sized,
-                     zone_chain)
+from .limits import (HEAVY_CALL, bounded_join, bounded_range, bounded_text, charge, checked_int, equal, grows, join_zones, may_double, may_hold_lists, nests, sized,
+                     heavy_call, zone_chain)
 from .runtime import BREAK, CONTINUE, Return, as_rules_error, list_item, zone_item
 
 
@@ -410,9 +410,16 @@ class ClosureBackend:
             bodies = self.func_body(func)
             name = func.name
             pad = [None] * (self.res.frame_sizes[func.decl] - len(args))
+            weight = self.ctx.call_weights.get(name, 1)
+            if weight >= HEAVY_CALL:
+                span = e.span
 
-            def call(rt, L):
-                return bodies[name](rt, [a(rt, L) for a in args] + pad)
+                def call(rt, L):
+                    heavy_call(rt, weight, span)
+                    return bodies[name](rt, [a(rt, L) for a in args] + pad)
+            else:
+                def call(rt, L):
+                    return bodies[name](rt, [a(rt, L) for a in args] + pad)
             return once(call) if self.consts.call_is_constant(e) else call
         if kind[0] == "zone":
             return self._zone_call(e, kind[1], [self.expr(a) for a in kind[2]])

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from rulesvm.dsl import ast as A
 from rulesvm.dsl.primitives import PRIMITIVES
+from rulesvm.dsl.schema import MAX_STEPS
 
 from .limits import FREE_WALK, short
-from .purity import ConstantAnalysis, recursive_functions, recursive_procedures, syntax_nodes
+from .purity import ConstantAnalysis, call_weights, recursive_functions, recursive_procedures, syntax_nodes
 
 NOT_LITERAL = object()
 
@@ -31,6 +32,7 @@ class CompileContext:
         self.consts = ConstantAnalysis(self.res, model.funcs)
         self.recursive_functions = recursive_functions(self.res, model.funcs)
         self.recursive_procedures = recursive_procedures(self.res, model.procs)
+        self.call_weights = call_weights(self.res, model.funcs, self.recursive_functions, MAX_STEPS + 1)
         bodies = [p.decl.body for p in model.procs.values()] + [t.proc.decl.body for t in model.triggers]
         # With no `simultaneous` loop anywhere, no decision is ever inside one.
         self.has_simultaneous = any(type(x) is A.For and x.simultaneous for x in syntax_nodes(bodies))

@@ -42,6 +42,10 @@ MIN_INT = -2 ** 63
 # Ranges shorter than this are built for free (the generated code writes `0..2` as a constant).
 FREE_RANGE = 64
 
+# A call of a `func` that may make this many calls or more in all (limits.call_weights) is
+# charged that many steps before it runs; lighter calls cost nothing (see heavy_call).
+HEAVY_CALL = 64
+
 # Comparing lists or texts shorter than this costs no more than a statement; a card field
 # whose every text is shorter reads short (see short, equal).
 FREE_WALK = 64
@@ -72,6 +76,13 @@ def equal(rt, a, b, span) -> bool:
     if (t is tuple or t is str) and type(b) is t and len(a) == len(b) >= FREE_WALK:
         charge_count(rt, len(a), span)
     return a == b
+
+
+def heavy_call(rt, weight: int, span) -> None:
+    """Charge a call of a heavy `func` its weight (the most calls it may make in all) before it
+    runs: functions calling each other twice in a chain of 40 would otherwise make 2**40
+    calls in one step, uncounted (only recursive functions count their calls one by one)."""
+    charge_count(rt, weight, span)
 
 
 def checked_int(v, span):
@@ -209,7 +220,7 @@ def bounded_count(n: int, span) -> int:
     return n
 
 
-__all__ = ["MAX_INT", "MIN_INT", "FREE_RANGE", "FREE_WALK", "MAX_CALL_DEPTH", "charge", "charge_count", "equal", "checked_int", "overflow",
+__all__ = ["MAX_INT", "MIN_INT", "FREE_RANGE", "FREE_WALK", "HEAVY_CALL", "heavy_call", "MAX_CALL_DEPTH", "charge", "charge_count", "equal", "checked_int", "overflow",
            "written_size", "sized", "may_hold_lists", "written_text", "checked_written", "spend", "bounded_range", "bounded_join", "bounded_text", "bounded_join_join",
            "bounded_pieces", "grows", "short", "nests", "join_zones", "zone_chain", "may_double", "bounded_count", "too_deep"]
 

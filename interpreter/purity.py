@@ -176,6 +176,29 @@ def recursive_functions(res, funcs: dict) -> frozenset:
     return _cyclic({name: called_functions(res, f.decl.body) for name, f in funcs.items()})
 
 
+def call_weights(res, funcs: dict, recursive: frozenset, cap: int) -> dict:
+    """How many calls one call of each non-recursive `func` may make in all, itself included:
+    1 plus the weights of the calls written in its body (a recursive callee counts 1: its
+    calls are counted as they happen). A chain of functions each calling the next twice has
+    weights 1, 3, 7...: bounded, but exponential in the rules' size. Capped at `cap`."""
+    weights: dict = {}
+
+    def weight(name: str) -> int:
+        if name in recursive or name not in funcs:
+            return 1
+        if name not in weights:
+            weights[name] = cap                    # (no cycle can come back here: not recursive)
+            total = 1
+            for x in syntax_nodes(funcs[name].decl.body):
+                if isinstance(x, A.Call):
+                    k = res.calls.get(x)
+                    if k is not None and k[0] == "func":
+                        total = min(cap, total + weight(k[1]))
+            weights[name] = total
+        return weights[name]
+    return {name: weight(name) for name in funcs}
+
+
 def recursive_procedures(res, procs: dict) -> frozenset:
     """The procedures (of any kind) that can call themselves, directly or through others."""
     return _cyclic({name: called(res, p.decl.body, "proc") for name, p in procs.items()})

@@ -21,8 +21,8 @@ from rulesvm.dsl.types import ANY, CARD, INT, PLAYER, ZONE
 from . import errors as E
 from .builtins import INLINE
 from .format import formatter
-from .limits import (FREE_RANGE, MAX_INT, MIN_INT, bounded_join, bounded_range, bounded_text, charge, checked_int, equal,
-                     grows, may_double, may_hold_lists, nests, overflow, sized, zone_chain)
+from .limits import (FREE_RANGE, HEAVY_CALL, MAX_INT, MIN_INT, bounded_join, bounded_range, bounded_text, charge, checked_int, equal,
+                     grows, heavy_call, may_double, may_hold_lists, nests, overflow, sized, zone_chain)
 from .namespace import Unsupported
 from .purity import syntax_nodes
 from .pystatements import StatementWriter, SIMPLE
@@ -510,6 +510,13 @@ class PyGen(StatementWriter):
             arglist = "[" + ", ".join(args) + (", " if args and pad else "") + ", ".join(["None"] * pad) + "]"
             if self.ctx.consts.call_is_constant(e):
                 return self.closure_call(e)      # the closure evaluates it once
+            weight = self.ctx.call_weights.get(func.name, 1)
+            if weight >= HEAVY_CALL:
+                # Charged its weight before it runs (limits.heavy_call), never written inline.
+                charge = f"{self.name(heavy_call, 'f')}(rt, {weight}, {self.name(e.span, 'S')})"
+                body = self.name(bodies[func.name], 'b') if bodies.get(func.name) is not None \
+                    else f"{self.name(bodies, 'B')}[{func.name!r}]"
+                return f"({charge} or {body}(rt, {arglist}))"
             inline = self._inline(func, args)
             if inline is not None:
                 return inline

@@ -131,3 +131,19 @@ def test_recursive_functions_are_found_through_other_functions(tmp_path):
         "game { end_game(scores: [plain(twice(3)) + (if even(4) then 1 else 0)]) }\n")
     model = api.load_game(path).model
     assert recursive_functions(model.resolution, model.funcs) == {"even", "odd", "fact"}
+
+
+def test_call_weights_count_every_call_a_call_may_make(tmp_path):
+    """A func's weight is 1 plus the weights of the calls written in its body; a recursive
+    callee counts 1 (its calls are counted as they happen); weights stop at the cap."""
+    from rulesvm.interpreter.purity import call_weights, recursive_functions
+    rules = ("func a(x: int) -> int = x + 1\nfunc b(x: int) -> int = a(x) + a(x) * a(x)\n"
+             "func c(x: int) -> int = b(x) + b(a(x))\n"
+             "func r(n: int) -> int = if n == 0 then 0 else r(n - 1) + a(n)\nfunc s(x: int) -> int = r(x) + c(x)\n"
+             "game {\n  end_game(scores: [s(2)])\n}\n")
+    model = api.load_game(write_game(tmp_path, rules)).model
+    recursive = recursive_functions(model.resolution, model.funcs)
+    weights = call_weights(model.resolution, model.funcs, recursive, 1000)
+    assert recursive == {"r"}
+    assert weights["a"] == 1 and weights["b"] == 4 and weights["c"] == 1 + 4 + 4 + 1 and weights["s"] == 1 + 1 + 10
+    assert call_weights(model.resolution, model.funcs, recursive, 5)["c"] == 5

@@ -69,6 +69,10 @@ CASES = {
     "a huge range in a comprehension, again and again":
         ("var n: int = 0\ngame {\n  loop { n = count([i for i in 1..999999 if i % 2 == 0]) }\n  end_game(scores: [n])\n}\n",
          "", "R002", 3),
+    "functions calling each other twice, forty deep":
+        ("func f0(x: int) -> int = x + 1\n" + "".join(f"func f{i}(x: int) -> int = f{i - 1}(x) + f{i - 1}(x)\n"
+                                                   for i in range(1, 40))
+         + "game {\n  end_game(scores: [f39(1)])\n}\n", "", "R002", 42),
     "a text joined from a long list in a loop":
         ('var xs: list[text] = []\nvar s: text = ""\ngame {\n  xs = [text(i) for i in 1..99999]\n'
          '  loop { s = join(xs, separator: ", ") }\n  end_game(scores: [1])\n}\n', "", "R002", 5),
