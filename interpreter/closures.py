@@ -468,22 +468,18 @@ class ClosureBackend:
         """Per card, a compiled formula for this field, or None when no card has one."""
         if field in self._formula_cache:
             return self._formula_cache[field]
-        table = [None] * len(self.prog.card_defs)
-        found = False
+        if not any(isinstance(cd.fields.get(field), Formula) for cd in self.prog.card_defs):
+            self._formula_cache[field] = None
+            return None
+        # In the cache before any formula is compiled: a formula reading its own field (or one
+        # reading it back) finds this table, filled in below, instead of compiling for ever.
+        table = self._formula_cache[field] = [None] * len(self.prog.card_defs)
         owners = self.prog.zone_owner
         for i, cd in enumerate(self.prog.card_defs):
             value = cd.fields.get(field)
             if isinstance(value, Formula):
-                found = True
-
-                def run(rt, c, fn=self.expr(value.expr), size=max(value.nslots, 2)):
-                    L = [None] * size
-                    L[0] = c
-                    L[1] = owners[rt.st.where[c]]
-                    return fn(rt, L)
-                table[i] = run
-        self._formula_cache[field] = tuple(table) if found else None
-        return self._formula_cache[field]
+                table[i] = _formula(self.expr(value.expr), max(value.nslots, 2), owners, value.expr.span, field)
+        return table
 
     def default(self, v):
         """A variable's default, evaluated when a game starts: outside the VM loop, so it
@@ -529,6 +525,25 @@ def _looping(rounds, body, span, rule: str):
                     continue
                 return r
     return loop
+
+
+def _formula(fn, size: int, owners, span, field: str):
+    """A card's formula for `field` as (rt, card) -> value. Formulas may read fields with
+    formulas, their own included: they nest at most MAX_CALL_DEPTH deep (R004), as calls do."""
+    rule = f"the formula of `{field}`"
+
+    def run(rt, c):
+        L = [None] * size
+        L[0] = c
+        L[1] = owners[rt.st.where[c]]
+        rt.depth += 1
+        if rt.depth > MAX_CALL_DEPTH:
+            raise E.too_deep(span, rule)
+        try:
+            return fn(rt, L)
+        finally:
+            rt.depth -= 1
+    return run
 
 
 def _counted(body, span, rule: str):

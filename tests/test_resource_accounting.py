@@ -155,3 +155,20 @@ def test_a_value_too_big_to_write_out_is_refused_by_the_writers(tmp_path):
                          capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
     assert out.returncode == 1 and "R015" in out.stdout + out.stderr and "Traceback" not in out.stderr
     assert not save.exists()
+
+
+@pytest.mark.parametrize("codegen", ["1", "0"])
+@pytest.mark.parametrize("cards", [
+    '  - {id: a, kind: unit, power: {rules: "self.power + 1"}}\n',
+    '  - {id: a, kind: unit, power: {rules: "card(\\"b\\").power + 1"}}\n'
+    '  - {id: b, kind: unit, power: {rules: "card(\\"a\\").power * 2"}}\n',
+], ids=["itself", "each other"])
+def test_card_formulas_reading_themselves_stop_at_the_call_depth(tmp_path, monkeypatch, codegen, cards):
+    """Deep recursion through formulas: a card's formula reading its own field (or two cards'
+    formulas reading each other) compiles, and stops at the call depth (R004) in the formula."""
+    monkeypatch.setenv("RULESVM_CODEGEN", codegen)
+    rules = 'kind unit { power: int }\ngame {\n  end_game(scores: [card("a").power])\n}\n'
+    with pytest.raises(RulesRuntimeError) as info:
+        _run(tmp_path, rules, "cards:\n" + cards)
+    assert info.value.code == "R004" and info.value.span.file.endswith("g.yaml") and info.value.span.line in (6, 7)
+    assert "formula of `power`" in (info.value.rule or "")
