@@ -539,10 +539,9 @@ def _formula(fn, size: int, owners, span, field: str):
         rt.depth += 1
         if rt.depth > MAX_CALL_DEPTH:
             raise E.too_deep(span, rule)
-        try:
-            return fn(rt, L)
-        finally:
-            rt.depth -= 1
+        value = fn(rt, L)
+        rt.depth -= 1           # (as _counted: a failure ends the run, and a run starts at depth 0)
+        return value
     return run
 
 
