@@ -222,7 +222,7 @@ def fmt(
                 text, out = result.original, result.formatted
         except DiagnosticError as exc:
             screen.diagnostics(exc.diagnostics)
-            screen.note(f"{path}: not formatted: fix the syntax errors first")
+            screen.note(f"{path}: not formatted: fix the errors first")
             failed += 1
             continue
         except formatter.FormatError as exc:

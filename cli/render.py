@@ -25,6 +25,10 @@ if TYPE_CHECKING:
 
 report = lazy("rulesvm.analysis.report")     # a simulation's tables: `simulate` alone needs it (see lazy.py)
 
+# The most diagnostics printed at once: a hostile file with a hundred thousand mistakes would
+# take minutes to print (docs/security.md); `validate --json` lists them all.
+MAX_SHOWN_DIAGNOSTICS = 1000
+
 
 class _SafeConsole(Console):
     """A console that shows control characters in what it prints as `\\xNN`: a card or game
@@ -48,15 +52,16 @@ class Screen:
     # ------------------------------------------------------------------ diagnostics
     def diagnostics(self, diags, sources: dict | None = None, warnings: bool = True) -> None:
         sources = {} if sources is None else sources
-        for d in diags:
-            if not warnings and not d.is_error:
-                continue
+        shown = [d for d in diags if warnings or d.is_error]
+        for d in shown[:MAX_SHOWN_DIAGNOSTICS]:
             style = "bold red" if d.is_error else "yellow"
             text = render_diagnostic(d, sources)
             first, _, rest = text.partition("\n")
             self.err.print(Text(first, style=style))
             if rest:
                 self.err.print(Text(rest))
+        if len(shown) > MAX_SHOWN_DIAGNOSTICS:
+            self.err.print(Text(f"... and {len(shown) - MAX_SHOWN_DIAGNOSTICS:,} more, not shown", style="dim"))
 
     def error(self, message: str, hint: str | None = None) -> None:
         self.err.print(Text(f"error: {message}", style="bold red"))

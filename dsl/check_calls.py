@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from . import ast as A
 from .check_support import ANY_LIST, a_, zone_args
-from .diagnostics import did_you_mean
+from .diagnostics import did_you_mean, listing
 from .primitives import CARDLIKE, PRIMITIVES
 from .types import (ANY, CARD, CARDS, INT, NONE, PLAYER, VOID, ZONE, Type, assignable, substitute,
                     unify)
@@ -87,7 +87,7 @@ class CallChecks:
         known = self.field_types if what == "field" else self.kinds
         if name not in known:
             self.r.error("E228", f"no card {what} is called `{name}`", a.span,
-                         did_you_mean(name, list(known)) or f"the {what}s are: {', '.join(sorted(known)) or 'none'}")
+                         did_you_mean(name, list(known)) or f"the {what}s are: {listing(sorted(known), quote=False) or 'none'}")
 
     def _check_args(self, e: A.Call, params, scope, frame, what: str) -> None:
         if e.kwargs:

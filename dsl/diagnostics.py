@@ -12,7 +12,10 @@ a message, a `Span` in the designer's file, and an optional hint. `render` print
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import difflib
+import functools
 import os
 from dataclasses import dataclass, field
 
@@ -85,11 +88,48 @@ class Reporter:
             raise DiagnosticError(self.diagnostics)
 
 
+# Comparing a name with every known one costs: a hostile file with thousands of names and
+# thousands of mistakes would take minutes (docs/security.md). A "did you mean" compares with
+# at most MAX_SUGGESTION_CANDIDATES names, and the suggestions of one load of a game with at
+# most MAX_SUGGESTION_WORK names in all (a few seconds); past that, mistakes get no suggestion.
+MAX_SUGGESTION_CANDIDATES = 500
+MAX_SUGGESTION_WORK = 300_000
+# The most names a message lists.
+MAX_LISTED = 20
+_suggestion_work: contextvars.ContextVar = contextvars.ContextVar("suggestion_work", default=None)
+
+
+@contextlib.contextmanager
+def suggestion_budget(names: int = MAX_SUGGESTION_WORK):
+    """Within the block, the suggestions together compare with at most `names` names."""
+    token = _suggestion_work.set([names])
+    try:
+        yield
+    finally:
+        _suggestion_work.reset(token)
+
+
 def did_you_mean(name: str, candidates) -> str | None:
-    """A "did you mean" hint for a misspelled name, or None."""
+    """A "did you mean" hint for a misspelled name, or None (also when there are more than
+    MAX_SUGGESTION_CANDIDATES names to compare with, or the suggestion budget is spent)."""
+    pool = candidates if hasattr(candidates, "__len__") else list(candidates)
+    if len(pool) > MAX_SUGGESTION_CANDIDATES:
+        return None
+    left = _suggestion_work.get()
+    if left is not None:
+        if left[0] < len(pool):
+            return None
+        left[0] -= len(pool)
     # Names from a designer's file may be numbers or true/false (YAML keys): compare as text.
-    close = difflib.get_close_matches(str(name), sorted({str(c) for c in candidates}), n=1, cutoff=0.6)
+    close = difflib.get_close_matches(str(name), sorted({str(c) for c in pool}), n=1, cutoff=0.6)
     return f"did you mean `{close[0]}`?" if close else None
+
+
+def listing(names, quote: bool = True, limit: int = MAX_LISTED) -> str:
+    """Names for a message, in the order given, at most `limit` of them ("and 1,234 more")."""
+    names = list(names)
+    shown = ", ".join(f"`{n}`" if quote else str(n) for n in names[:limit])
+    return shown + (f" and {len(names) - limit:,} more" if len(names) > limit else "")
 
 
 # The most characters of a source line shown under a diagnostic: a longer line is shown as
@@ -119,10 +159,18 @@ def _source_line(sources: dict, span: Span) -> str | None:
         except (OSError, UnicodeDecodeError, ValueError):
             return None
         sources[span.file] = text
-    lines = text.splitlines()
+    lines = lines_of(text)
     if 1 <= span.line <= len(lines):
         return lines[span.line - 1]
     return None
+
+
+@functools.lru_cache(maxsize=8)
+def lines_of(text: str) -> list[str]:
+    """A file's lines, split once for all who look one up (thousands of diagnostics or card
+    formulas in one big file would otherwise split it thousands of times); the list is shared,
+    never changed."""
+    return text.splitlines()
 
 
 def _window(line: str, col: int, width: int) -> tuple[str, int, int]:

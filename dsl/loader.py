@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from . import ast as A
 from .check_support import const_value, type_of_value
 from .checker import Checker
-from .diagnostics import Diagnostic, DiagnosticError, Reporter, Span, did_you_mean
-from .files import display_path, read_text, resolve_inside
+from .diagnostics import Diagnostic, DiagnosticError, Reporter, Span, did_you_mean, listing, suggestion_budget
+from .files import CheckSession, GameBudget, display_path, read_text, resolve_inside
 from .layout import check_layout
 from .model import CardDef, Formula, GameModel
 from .parser import parse_block_snippet, parse_expression, parse_rules
@@ -83,7 +83,8 @@ def _localized(value) -> dict:
 class GameLoader:
     """Builds one GameModel; `load()` collects diagnostics from every stage."""
 
-    def __init__(self, game_path: str, card_sets: list[str] = (), variants: list[str] = ()):
+    def __init__(self, game_path: str, card_sets: list[str] = (), variants: list[str] = (),
+                 session: CheckSession | None = None):
         self.game_path = game_path
         self.display = display_path(game_path)
         self.base_dir = os.path.dirname(os.path.abspath(game_path))
@@ -95,14 +96,17 @@ class GameLoader:
         self.sources = SourceSet()
         self.checker = Checker(self.reporter)
         self.entries: list[_Entry] = []
+        self.budget = GameBudget(session, tuple(variants))     # what this game may read (docs/security.md)
+        self.cards_listed = 0               # card instances listed so far (E012 before any schema check)
 
     # ---------------------------------------------------------------- stages
     def read_game_file(self) -> tuple[dict, Marks]:
-        data, marks, text = load_yaml_file(self.game_path, self.display)
+        data, marks, text = load_yaml_file(self.game_path, self.display, self.budget)
         self.sources.add(self.display, text)
         if not isinstance(data, dict):
             raise DiagnosticError([Diagnostic("E010", "a game file must be a YAML mapping with keys "
                                               "`id`, `name`, `players` and `rules` (and usually `cards`)", Span(self.display, 1, 1))])
+        self.count_cards(data.get("cards"), marks)
         diags = validate(data, GAME_SCHEMA, marks)
         if diags:
             raise DiagnosticError(diags)
@@ -120,7 +124,7 @@ class GameLoader:
             try:
                 full = resolve_inside(self.base_dir, name, span, "rules file")
                 display = display_path(full)
-                text = read_text(full, display, span)
+                text = read_text(full, display, span, self.budget)
                 self.sources.add(display, text)
                 files.append(parse_rules(text, display))
             except DiagnosticError as exc:
@@ -138,19 +142,41 @@ class GameLoader:
                 full = name if chosen else resolve_inside(self.base_dir, name, span, "card set")
                 display = display_path(full)
                 try:
-                    cdata, cmarks, text = load_yaml_file(full, display)
+                    cdata, cmarks, text = load_yaml_file(full, display, self.budget, span)
                 except DiagnosticError as exc:
                     raise DiagnosticError(_located(exc.diagnostics, span)) from None
                 self.sources.add(display, text)
                 if not isinstance(cdata, dict):
                     raise DiagnosticError([Diagnostic("E010", "a card set must be a YAML mapping with a `cards` list",
                                                       Span(display, 1, 1))])
+                self.count_cards(cdata.get("cards"), cmarks)
                 diags = validate(cdata, CARD_SET_SCHEMA, cmarks)
                 if diags:
                     raise DiagnosticError(diags)
                 self._add_entries(cdata["cards"], cmarks)
             except DiagnosticError as exc:
                 self.reporter.extend(exc.diagnostics)
+                if self.stopped:
+                    break
+
+    def stop_if_capped(self) -> None:
+        if self.stopped:
+            raise DiagnosticError(self.reporter.diagnostics)
+
+    @property
+    def stopped(self) -> bool:
+        """A cap was crossed (the game's size, its cards): loading goes no further."""
+        return self.budget.exceeded or self.cards_listed > MAX_CARDS
+
+    def count_cards(self, entries, marks: Marks, prefix=("cards",)) -> None:
+        """E012 at the entry that takes the cards listed so far (copies counted) past MAX_CARDS,
+        checked as each file is read, before its entries are checked against a schema."""
+        if not isinstance(entries, list):
+            return
+        for i, entry in enumerate(entries):
+            self.cards_listed += _copies(entry)
+            if self.cards_listed > MAX_CARDS:
+                raise DiagnosticError([_too_many_cards(self.cards_listed, marks.span(prefix + (i,)))])
 
     def check_kinds_for_data(self) -> dict:
         kinds = {}
@@ -173,7 +199,10 @@ class GameLoader:
     def build_cards(self) -> list[CardDef]:
         checker = self.checker
         kinds_schema = self.check_kinds_for_data()
-        item_schema = card_data_schema(kinds_schema)["items"] if kinds_schema else None
+        # Each entry is checked against its own kind's schema (one with a branch per kind would
+        # cost kinds x cards); an entry of no known kind, against what every card has.
+        item_schemas = {kind: card_data_schema({kind: fields})["items"] for kind, fields in kinds_schema.items()}
+        any_kind = card_data_schema({})["items"]
         cards: list[CardDef] = []
         seen: dict[str, Span] = {}
         total = 0                    # card instances so far (copies included)
@@ -181,22 +210,21 @@ class GameLoader:
             self._check_picture(*picture)
         for e in self.entries:
             entry, marks = e.entry, e.marks
-            copies = entry.get("count", 1) if isinstance(entry, dict) else 1
-            total += copies if isinstance(copies, int) and copies > 0 else 1
-            if total > MAX_CARDS:
-                self.reporter.error("E012", f"the game has more than {MAX_CARDS:,} cards (copies counted): this entry "
-                                    f"brings the total to {total:,}", marks.span(()),
-                                    "a game this large is a mistake (or an attempt to exhaust memory)")
+            total += _copies(entry)
+            if total > MAX_CARDS:              # cards a variant adds (the files' are counted as they are read)
+                self.reporter.extend([_too_many_cards(total, marks.span(()))])
                 break
-            if item_schema is None:
+            if not item_schemas:
                 self.reporter.error("E230", "the rules declare no card kinds, but the data lists cards",
                                     marks.span(()), "declare kinds with `kind name { field: type }`")
                 break
-            self.reporter.extend(validate(entry, item_schema, marks, code="E231", label_prefix=e.label))
-            if not isinstance(entry, dict) or entry.get("kind") not in checker.kinds:
+            kind = entry.get("kind") if isinstance(entry, dict) and isinstance(entry.get("kind"), str) else None
+            self.reporter.extend(validate(entry, item_schemas.get(kind, any_kind), marks, code="E231",
+                                          label_prefix=e.label))
+            if kind not in checker.kinds:
                 if isinstance(entry, dict) and isinstance(entry.get("kind"), str):
                     hint = did_you_mean(entry["kind"], checker.kinds) or \
-                        "kinds declared in the rules: " + ", ".join(f"`{k}`" for k in sorted(checker.kinds))
+                        "kinds declared in the rules: " + listing(sorted(checker.kinds))
                     self.reporter.error("E232", f"unknown card kind `{entry['kind']}`", marks.span(("kind",)), hint)
                 continue
             cid = entry["id"]
@@ -299,6 +327,7 @@ class GameLoader:
         known = dict(data.get("variants", {}))
         seen: set = set()
         for name in self.variant_names:
+            span = None
             if name in known:
                 span = marks.span(("variants", name))
                 try:
@@ -311,7 +340,7 @@ class GameLoader:
             else:
                 raise VariantNotFound(name, sorted(known))
             try:
-                spec = load_variant(path, display_path(path))
+                spec = load_variant(path, display_path(path), self.budget, span)
             except DiagnosticError as exc:
                 self.reporter.extend(exc.diagnostics)
                 continue
@@ -337,26 +366,31 @@ class GameLoader:
 
     def apply_variant_cards(self, spec: VariantSpec) -> None:
         cards = spec.data.get("cards") or {}
-        by_id = lambda cid: next((i for i, e in enumerate(self.entries)
-                                  if isinstance(e.entry, dict) and e.entry.get("id") == cid), None)
+        at = self._positions()
+        removed = set()
         for k, cid in enumerate(cards.get("remove", [])):
-            i = by_id(cid)
+            i = _first(at, cid)
             if i is None:
-                self._missing_card(spec, cid, ("cards", "remove", k), "removes")
+                self._missing_card(spec, cid, ("cards", "remove", k), "removes", at)
             else:
-                del self.entries[i]
+                removed.add(at[cid].pop(0))
+                if not at[cid]:
+                    del at[cid]
+        if removed:
+            self.entries = [e for i, e in enumerate(self.entries) if i not in removed]
+            at = self._positions()
         for k, entry in enumerate(cards.get("replace", [])):
-            i = by_id(entry.get("id"))
+            i = _first(at, entry.get("id"))
             path = ("cards", "replace", k)
             if i is None:
-                self._missing_card(spec, entry.get("id"), path + ("id",), "replaces")
+                self._missing_card(spec, entry.get("id"), path + ("id",), "replaces", at)
             else:
                 self.entries[i] = _Entry(entry, _EntryMarks(spec.marks, path), path)
         for cid, patch in (cards.get("change") or {}).items():
-            i = by_id(cid)
+            i = _first(at, cid)
             path = ("cards", "change", cid)
             if i is None:
-                self._missing_card(spec, cid, path, "changes")
+                self._missing_card(spec, cid, path, "changes", at)
                 continue
             if "id" in patch:
                 self.reporter.error("E069", "a change cannot rename a card; remove it and add a new one",
@@ -371,17 +405,29 @@ class GameLoader:
             path = ("cards", "add", k)
             self.entries.append(_Entry(entry, _EntryMarks(spec.marks, path), path))
 
-    def _missing_card(self, spec, cid, path, verb) -> None:
-        ids = [e.entry.get("id") for e in self.entries if isinstance(e.entry, dict)]
+    def _positions(self) -> dict:
+        """Card id -> the positions of the entries with that id, in order: a variant's lookups
+        by id, each in constant time (a scan each would cost entries x lookups)."""
+        out: dict = {}
+        for i, e in enumerate(self.entries):
+            if isinstance(e.entry, dict):
+                try:
+                    out.setdefault(e.entry.get("id"), []).append(i)
+                except TypeError:           # an id that is not a name (reported by the schema)
+                    pass
+        return out
+
+    def _missing_card(self, spec, cid, path, verb, at: dict) -> None:
         self.reporter.error("E068", f"the variant {verb} card `{cid}`, which the game does not have",
-                            spec.marks.span(path, prefer_key=verb == "changes"), did_you_mean(str(cid), ids))
+                            spec.marks.span(path, prefer_key=verb == "changes"),
+                            did_you_mean(str(cid), at))
 
     def apply_variant_options(self, spec: VariantSpec) -> None:
         for name, value in (spec.data.get("options") or {}).items():
             span = spec.marks.span(("options", name), prefer_key=True)
             opt = self.checker.options.get(name)
             if opt is None:
-                known = ", ".join(f"`{o}`" for o in self.checker.options) or "none"
+                known = listing(self.checker.options) or "none"
                 self.reporter.error("E064", f"unknown option `{name}`", span,
                                     did_you_mean(name, self.checker.options) or f"options of this game: {known}")
                 continue
@@ -424,6 +470,7 @@ class GameLoader:
         span = marks.span(path)
         line, col, indent = scalar_origin(self.sources.texts.get(marks.file, ""), span)
         try:
+            self.budget.charge_rules(_size(text), "this formula", marks.file, span)
             expr = parse_expression(reindent(text, indent), marks.file, line, col)
         except DiagnosticError as exc:
             self.reporter.extend(exc.diagnostics)
@@ -451,6 +498,7 @@ class GameLoader:
             line, col, indent = scalar_origin(self.sources.texts.get(marks.file, ""), span)
             text = reindent(value["rules"], indent)
             try:
+                self.budget.charge_rules(_size(text), "this ability", marks.file, span)
                 body = parse_block_snippet(text, marks.file, line, col)
             except DiagnosticError as exc:
                 self.reporter.extend(exc.diagnostics)
@@ -463,6 +511,7 @@ class GameLoader:
     def load(self) -> GameModel:
         data, marks = self.read_game_file()
         self.load_variants(data, marks)
+        self.stop_if_capped()
         files = self.parse_rules_files(data, marks)
         if self.reporter.has_errors:        # syntax errors: nothing sensible to check further
             raise DiagnosticError(self.reporter.diagnostics)
@@ -472,10 +521,12 @@ class GameLoader:
             self.reporter.extend(diags)
         self.checker.collect(files)
         self.read_card_files(data, marks)
+        self.stop_if_capped()
         for spec in self.variant_specs:
             self.apply_variant_cards(spec)
             self.apply_variant_options(spec)
         cards = self.build_cards()
+        self.stop_if_capped()
         self.checker.check()
         for kind in self.checker.kinds.values():
             if not any(c.kind == kind.name for c in cards):
@@ -516,6 +567,31 @@ class GameLoader:
         model.variant_specs = list(self.variant_specs)
         model.rules_ast = files
         return model
+
+
+def _first(positions: dict, cid) -> int | None:
+    """The position of the first entry with id `cid` (None if none, or if `cid` is no name)."""
+    try:
+        found = positions.get(cid)
+    except TypeError:
+        return None
+    return found[0] if found else None
+
+
+def _copies(entry) -> int:
+    """The card instances an entry of a card list stands for (its `count:`, 1 if none or wrong)."""
+    copies = entry.get("count", 1) if isinstance(entry, dict) else 1
+    return copies if isinstance(copies, int) and copies > 0 else 1
+
+
+def _too_many_cards(total: int, span: Span) -> Diagnostic:
+    return Diagnostic("E012", f"the game has more than {MAX_CARDS:,} cards (copies counted): this entry brings the "
+                      f"total to {total:,}", span, "a game this large is a mistake (or an attempt to exhaust memory)")
+
+
+def _size(text: str) -> int:
+    """The bytes of rules text written in a YAML value (as the file holds it, in UTF-8)."""
+    return len(text.encode("utf-8", "surrogatepass"))
 
 
 class VariantNotFound(ValueError):
@@ -562,7 +638,9 @@ def hand_problems(ids: list, spec: dict, counts: dict, marks, path: tuple) -> li
         out.append(Diagnostic("E072", f"a hand has exactly {size} cards; this one has {len(ids)}",
                               marks.span(path), "add or remove cards"))
     seen: dict = {}
+    taken: dict = {}                # copies of each id in the hand so far
     for k, cid in enumerate(ids):
+        taken[cid] = taken.get(cid, 0) + 1 if cid in counts else 0
         if cid not in counts:
             out.append(Diagnostic("E073", f"no card has the id `{cid}`", marks.span(path + (k,)),
                                   did_you_mean(str(cid), counts)))
@@ -572,18 +650,21 @@ def hand_problems(ids: list, spec: dict, counts: dict, marks, path: tuple) -> li
                                   marks.span(path + (k,)), notes=(("first here", marks.span(path + (seen[cid],))),)))
             continue
         seen.setdefault(cid, k)
-        if ids[:k + 1].count(cid) > counts[cid]:
+        if taken[cid] > counts[cid]:
             out.append(Diagnostic("E075", f"the game has only {counts[cid]} `{cid}`", marks.span(path + (k,))))
     return out
 
 
-def load_game_model(path: str, card_sets: list[str] = (), variants: list[str] = ()) -> GameModel:
+def load_game_model(path: str, card_sets: list[str] = (), variants: list[str] = (),
+                    session: CheckSession | None = None) -> GameModel:
     """Load and check a game (with card sets and variants, in order).
 
     Raises DiagnosticError with every problem found, or VariantNotFound for a variant that
-    is neither a name the game lists nor a file.
+    is neither a name the game lists nor a file. Loads sharing a `session` (the game alone and
+    with each variant) read at most MAX_CHECK_BYTES together.
     """
-    return GameLoader(path, card_sets, variants).load()
+    with suggestion_budget():
+        return GameLoader(path, card_sets, variants, session).load()
 
 
 def check_option(model: GameModel, name: str, value):

@@ -7,8 +7,25 @@ from __future__ import annotations
 import os
 import stat
 
-# The most bytes of any file rulesvm reads as game data (docs/security.md).
+# The most bytes of any file rulesvm reads (docs/security.md); saves and logs have their own.
 MAX_BYTES = 8 * 1024 * 1024
+
+# What one game may hold (docs/security.md, "Budgets"): chosen by measuring (benchmarks/budgets.py)
+# so that a game just under every cap is validated or run within 30 s and 1 GB on two cores.
+# A rules file, and the rules text of a game together: its rules files, its variants' and
+# what is written as rules in its YAML files (card formulas and abilities, variant rules).
+MAX_RULES_BYTES = 128 * 1024
+# A YAML file: a game file, a card set, a variant, a scenario, a hand.
+MAX_YAML_BYTES = 1024 * 1024
+# Every file one game reads, together: game file, rules files, card sets, variants; and the
+# values of its YAML files together (each mapping, list, key and scalar; aliases expanded),
+# which cost far more than bytes (a YAML file alone holds at most 200,000: dsl/yaml_loader.py).
+MAX_GAME_BYTES = 2 * 1024 * 1024
+MAX_GAME_VALUES = 250_000
+# What `rulesvm validate` reads to check a game alone and with each of its variants (it reads
+# the game's files again for each).
+MAX_CHECK_BYTES = 5 * 512 * 1024
+MAX_CHECK_VALUES = 300_000
 
 
 class NotRegularFile(OSError):

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from . import ast as A
 from .diagnostics import Diagnostic, DiagnosticError, Span, did_you_mean
-from .files import display_path, read_text, resolve_inside
+from .files import GameBudget, display_path, read_text, resolve_inside
 from .parser import parse_rules
 from .schema import CARD_ENTRY, LOCALIZED_TEXT, NAME_PATTERN, validate
 from .yaml_loader import Marks, load_yaml_file, reindent, scalar_origin
@@ -89,16 +89,22 @@ def decl_kind(d) -> str:
             A.EventDecl: "event", A.FuncDecl: "function", A.TriggerDecl: "trigger"}[type(d)]
 
 
-def _rules_from_yaml(text: str, marks: Marks, path: tuple, display: str, file_text: str) -> A.RulesFile:
+def _rules_from_yaml(text: str, marks: Marks, path: tuple, display: str, file_text: str,
+                     budget: GameBudget | None = None) -> A.RulesFile:
     """Parse rules text given in a YAML value so that spans point into the YAML file."""
     line, col, indent = scalar_origin(file_text, marks.span(path))
+    if budget is not None:
+        budget.charge_rules(len(text.encode("utf-8", "surrogatepass")), "these rules", display, marks.span(path))
     source = "\n" * (line - 1) + " " * (col - 1) + reindent(text, indent)
     return parse_rules(source, display)
 
 
-def load_variant(path: str, display: str | None = None) -> VariantSpec:
+def load_variant(path: str, display: str | None = None, budget: GameBudget | None = None,
+                 span: Span | None = None) -> VariantSpec:
+    """Read and check one variant file. With a `budget` (its game's), the file and its rules
+    count towards the game's size caps (`span`: where the game names the variant)."""
     display = display or path
-    data, marks, text = load_yaml_file(path, display)
+    data, marks, text = load_yaml_file(path, display, budget, span)
     if not isinstance(data, dict):
         raise DiagnosticError([Diagnostic("E060", "a variant file is a YAML mapping starting with `variant: NAME`",
                                           Span(display, 1, 1))])
@@ -112,7 +118,7 @@ def load_variant(path: str, display: str | None = None) -> VariantSpec:
     for key, target in (("add", spec.add_rules), ("replace", spec.replace_rules)):
         if key in rules:
             try:
-                target.append(_rules_from_yaml(rules[key], marks, ("rules", key), display, text))
+                target.append(_rules_from_yaml(rules[key], marks, ("rules", key), display, text, budget))
             except DiagnosticError as exc:
                 errors.extend(exc.diagnostics)
         fkey = f"{key}_file"
@@ -122,7 +128,7 @@ def load_variant(path: str, display: str | None = None) -> VariantSpec:
             try:
                 full = resolve_inside(base, rules[fkey], fspan, "rules file", "the variant's folder")
                 shown = display_path(full)
-                rtext = read_text(full, shown, fspan)
+                rtext = read_text(full, shown, fspan, budget)
             except DiagnosticError as exc:
                 errors.extend(exc.diagnostics)
                 continue
@@ -179,10 +185,11 @@ def apply_rules(files: list, spec: VariantSpec) -> tuple[list, list[Diagnostic]]
                 continue
             replaced[names[name]] = d
     new_files = []
+    index = {id(d): i for i, (_, d) in enumerate(decls)}
     for f in files:
         kept = []
         for d in f.decls:
-            i = next(k for k, (_, dd) in enumerate(decls) if dd is d)
+            i = index[id(d)]
             if i in removed:
                 continue
             kept.append(replaced.get(i, d))

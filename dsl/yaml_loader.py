@@ -10,16 +10,19 @@ files and alias bombs are reported as diagnostics instead of being silently acce
 from __future__ import annotations
 
 import dataclasses
+import os
 import re
 from dataclasses import dataclass, field
 
 import yaml
 
-from .diagnostics import Diagnostic, DiagnosticError, Span
-from .reading import MAX_BYTES, NotRegularFile, read_bytes
+from .diagnostics import Diagnostic, DiagnosticError, Span, lines_of
+from .reading import MAX_BYTES, MAX_YAML_BYTES, NotRegularFile, read_bytes
 
 # The most digits of an integer in a game file (as in the rules: dsl/parser.py).
 MAX_INT_DIGITS = 18
+# The most values (mappings, lists, keys and scalars) of one YAML document: written in the
+# file (E004, counted while it is read) or expanded from aliases (E003, an alias bomb).
 MAX_NODES = 200_000
 MAX_DEPTH = 64
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -31,6 +34,7 @@ class Marks:
     file: str
     values: dict = field(default_factory=dict)   # path tuple -> Span of the value
     keys: dict = field(default_factory=dict)     # path tuple -> Span of the key naming it
+    count: int = 0                               # values read, aliases expanded (a game's budget)
 
     def span(self, path, prefer_key: bool = False) -> Span:
         """The best position for a path: the value (or its key), else the nearest parent."""
@@ -92,25 +96,102 @@ def _yaml_error(exc: yaml.YAMLError, file: str, text: str = "") -> Diagnostic:
     return Diagnostic("E001", message, Span(file, line, col, line, col + 1), hint, notes=notes)
 
 
-def load_yaml_text(text: str, file: str) -> tuple[object, Marks]:
-    """Parse YAML text into plain data and marks; raises DiagnosticError."""
-    if len(text.encode("utf-8", "surrogatepass")) > MAX_BYTES:
-        raise DiagnosticError([Diagnostic("E004", f"file is larger than {MAX_BYTES // (1024 * 1024)} MiB",
-                                          Span(file, 1, 1))])
+def size_text(n: int) -> str:
+    """A byte count as a designer reads it: 262144 -> "256 KiB", 1048576 -> "1 MiB"."""
+    if n >= 1024 * 1024 and n % (512 * 1024) == 0:
+        return f"{n / (1024 * 1024):g} MiB"
+    return f"{n // 1024} KiB" if n % 1024 == 0 else f"{n:,} bytes"
+
+
+def too_large(display: str, found: int, limit: int, what: str, span: Span | None = None,
+              hint: str | None = None) -> Diagnostic:
+    """The E004 error for a file (or the files of a game together) over a size cap: what was
+    found, what is allowed; at the file's start unless `span` says where it is named."""
+    return Diagnostic("E004", f"{what} is too large: {found:,} bytes, where at most {limit:,} "
+                      f"({size_text(limit)}) are allowed", span or Span(display, 1, 1),
+                      hint or "no game needs a file this large (the launch games' largest is 25 KB); the "
+                      "limit keeps a stranger's game from exhausting time or memory (docs/security.md)")
+
+
+def file_size(path: str, known: int) -> int:
+    """The size of a file read only up to its cap, for the message (`known` if it is gone)."""
     try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
+        return max(os.stat(path).st_size, known)
+    except OSError:
+        return known
+
+
+@dataclass(frozen=True)
+class ValueLimit:
+    """How many more values a document may hold (aliases expanded), and the limit it is part of:
+    the file's own (MAX_NODES), or what a game's files together may hold (dsl/files.py)."""
+    left: int = MAX_NODES
+    limit: int = MAX_NODES
+    holder: str = "the YAML file holds"      # what the limit counts, for the message
+    scope: str = "file"                      # or "game", "session" (dsl/files.py)
+
+
+class TooManyValues(DiagnosticError):
+    """A document past its ValueLimit (E004 for values written, E003 for aliases expanded)."""
+
+
+class _CountingLoader(yaml.SafeLoader):
+    """PyYAML's safe loader, counting the values it builds (an alias adds none): reading stops
+    at the value past the limit, so a huge document is never built whole."""
+
+    def __init__(self, stream, limit: int):
+        super().__init__(stream)
+        self.nodes = 0
+        self.limit = limit
+
+    def compose_node(self, parent, index):
+        if not self.check_event(yaml.AliasEvent):
+            self.nodes += 1
+            if self.nodes > self.limit:
+                raise _TooManyValues(self.peek_event().start_mark)
+        return super().compose_node(parent, index)
+
+
+class _TooManyValues(Exception):
+    def __init__(self, mark):
+        self.mark = mark
+
+
+def _compose(text: str, limit: int):
+    loader = _CountingLoader(text, limit)
+    try:
+        return loader.get_single_node()
+    finally:
+        loader.dispose()
+
+
+def load_yaml_text(text: str, file: str, values: ValueLimit = ValueLimit()) -> tuple[object, Marks]:
+    """Parse YAML text into plain data and marks; raises DiagnosticError (TooManyValues past
+    `values`)."""
+    size = len(text) if len(text) * 4 <= MAX_YAML_BYTES else len(text.encode("utf-8", "surrogatepass"))
+    if size > MAX_YAML_BYTES:
+        raise DiagnosticError([too_large(file, size, MAX_YAML_BYTES, "the YAML file")])
+    try:
+        root = _compose(text, values.left)
     except yaml.YAMLError as exc:
         raise DiagnosticError([_yaml_error(exc, file, text)]) from None
     except RecursionError:
         # PyYAML's composer recurses once per level: find where the nesting gets too deep.
         raise DiagnosticError([_too_deep(text, file)]) from None
+    except _TooManyValues as stop:
+        line, col = stop.mark.line + 1, stop.mark.column + 1
+        raise TooManyValues([Diagnostic(
+            "E004", f"{values.holder} more than {values.limit:,} values (each mapping, list, key and scalar "
+            "counts one): the limit is crossed here", Span(file, line, col, line, col + 1),
+            "no game needs this many (a card takes about ten); the limit keeps a stranger's game from "
+            "exhausting time or memory (docs/security.md)")]) from None
     marks = Marks(file)
     errors: list[Diagnostic] = []
-    budget = [MAX_NODES]
+    budget = [values.left]
     if root is None:
         return None, marks
     try:
-        data = _convert(root, (), marks, errors, budget, 0)
+        data = _convert(root, (), marks, errors, budget, 0, values)
     except _Abort as stop:
         # Too big or too deep: one clear error; what follows would only be echoes of it. An
         # alias bomb is reported at the top-level entry whose expansion blew up (the node
@@ -118,16 +199,18 @@ def load_yaml_text(text: str, file: str) -> tuple[object, Marks]:
         diag = stop.diagnostic
         if stop.path and stop.path[:1] in marks.values:
             diag = dataclasses.replace(diag, span=marks.values[stop.path[:1]])
-        raise DiagnosticError([diag]) from None
+        raise (TooManyValues if stop.too_many else DiagnosticError)([diag]) from None
     if errors:
         raise DiagnosticError(errors)
+    marks.count = values.left - budget[0]
     return data, marks
 
 
 class _Abort(Exception):
-    def __init__(self, diagnostic: Diagnostic, path: tuple = ()):
+    def __init__(self, diagnostic: Diagnostic, path: tuple = (), too_many: bool = False):
         self.diagnostic = diagnostic
         self.path = path
+        self.too_many = too_many
 
 
 def _too_deep(text: str, file: str) -> Diagnostic:
@@ -167,20 +250,36 @@ def read_file(path: str, display: str, span: Span | None = None, limit: int | No
     raise DiagnosticError([Diagnostic("E005", problem, where)])
 
 
-def load_yaml_file(path: str, display: str | None = None) -> tuple[object, Marks, str]:
-    """Read and parse a YAML file; returns (data, marks, text)."""
+def load_yaml_file(path: str, display: str | None = None, budget=None, span: Span | None = None
+                   ) -> tuple[object, Marks, str]:
+    """Read and parse a YAML file (at most MAX_YAML_BYTES); returns (data, marks, text).
+
+    With a `budget` (a game's: dsl/files.py GameBudget), the file's size is charged before it
+    is parsed and its values after, within what the budget has left (`span`: where the file
+    is named)."""
     display = display or path
-    raw = read_file(path, display)
+    raw = read_file(path, display, limit=MAX_YAML_BYTES)
+    if len(raw) > MAX_YAML_BYTES:
+        raise DiagnosticError([too_large(display, file_size(path, len(raw)), MAX_YAML_BYTES, "the YAML file")])
+    if budget is not None:
+        budget.charge_file(len(raw), display, span)
     text = decode_text(raw, display)
-    data, marks = load_yaml_text(text, display)
+    values = ValueLimit() if budget is None else budget.value_limit()
+    try:
+        data, marks = load_yaml_text(text, display, values)
+    except TooManyValues:
+        if budget is not None:
+            budget.values_exceeded(values)
+        raise
+    if budget is not None:
+        budget.charge_values(marks.count)
     return data, marks, text
 
 
 def decode_text(raw: bytes, display: str) -> str:
     """Bytes of a designer's file -> text, with clear errors for binary or non-UTF-8 files."""
     if len(raw) > MAX_BYTES:
-        raise DiagnosticError([Diagnostic("E004", f"file is larger than {MAX_BYTES // (1024 * 1024)} MiB",
-                                          Span(display, 1, 1))])
+        raise DiagnosticError([too_large(display, len(raw), MAX_BYTES, "the file")])
     if b"\x00" in raw:
         raise DiagnosticError([Diagnostic("E002", "this is a binary file, not a text file",
                                           Span(display, 1, 1))])
@@ -206,12 +305,15 @@ def _tag_error(file: str, node) -> Diagnostic:
     return Diagnostic("E003", f"unsupported YAML tag `{shown}`", _span(file, node), hint)
 
 
-def _convert(node, path, marks: Marks, errors, budget, depth):
+def _convert(node, path, marks: Marks, errors, budget, depth, values: ValueLimit = ValueLimit()):
     budget[0] -= 1
     if budget[0] < 0:
-        raise _Abort(Diagnostic("E003", f"YAML document expands to more than {MAX_NODES} values "
-                                "(an alias bomb?)", _span(marks.file, node),
-                                "anchors (`&a`) and aliases (`*a`) may not multiply the document this much"), path)
+        # The values written were counted while the file was read: only aliases, each
+        # expanded where it is used, can take the document past the limit.
+        message = f"the YAML document expands to more than {MAX_NODES:,} values through its aliases" \
+            if values.scope == "file" else f"{values.holder} more than {values.limit:,} values once this file's aliases are expanded"
+        raise _Abort(Diagnostic("E003", message + " (an alias bomb)", _span(marks.file, node),
+                                "anchors (`&a`) and aliases (`*a`) may not multiply the document this much"), path, True)
     if depth > MAX_DEPTH:
         raise _Abort(Diagnostic("E003", f"YAML nests deeper than {MAX_DEPTH} levels", _span(marks.file, node)))
     marks.values[path] = _span(marks.file, node)
@@ -226,7 +328,7 @@ def _convert(node, path, marks: Marks, errors, budget, depth):
                 errors.append(Diagnostic("E003", "YAML merge keys (`<<`) are not supported",
                                          _span(marks.file, key_node)))
                 continue
-            key = _convert(key_node, path + ("<key>",), marks, errors, budget, depth + 1)
+            key = _convert(key_node, path + ("<key>",), marks, errors, budget, depth + 1, values)
             if not isinstance(key, (str, int, bool)) or key is None:
                 errors.append(Diagnostic("E003", "mapping keys must be plain names", _span(marks.file, key_node)))
                 continue
@@ -237,11 +339,11 @@ def _convert(node, path, marks: Marks, errors, budget, depth):
                                          notes=((f"`{key}` first appears here", first),) if first else ()))
                 continue
             marks.keys[path + (key,)] = _span(marks.file, key_node)
-            out[key] = _convert(value_node, path + (key,), marks, errors, budget, depth + 1)
+            out[key] = _convert(value_node, path + (key,), marks, errors, budget, depth + 1, values)
         marks.values.pop(path + ("<key>",), None)
         return out
     if isinstance(node, yaml.SequenceNode):
-        return [_convert(item, path + (i,), marks, errors, budget, depth + 1)
+        return [_convert(item, path + (i,), marks, errors, budget, depth + 1, values)
                 for i, item in enumerate(node.value)]
     if _SURROGATE.search(node.value):
         # `"\ud800"` decodes to half a character, which no file or terminal can hold.
@@ -274,7 +376,7 @@ def scalar_origin(text: str, span: Span) -> tuple[int, int, int]:
     scalar (`|` or `>`) it is the first content line, at that line's indentation, which
     is also the indentation YAML removed from every line.
     """
-    lines = text.splitlines()
+    lines = lines_of(text)
     if not 1 <= span.line <= len(lines):
         return span.line, span.col, 0
     line = lines[span.line - 1]

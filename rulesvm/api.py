@@ -16,6 +16,7 @@ import os
 from dataclasses import dataclass, field
 
 from rulesvm.dsl.diagnostics import Diagnostic, DiagnosticError, Span
+from rulesvm.dsl.files import CheckSession, GameBudget
 from rulesvm.dsl.loader import check_option, display_path, hand_problems, load_game_model, option_value
 from rulesvm.dsl.schema import HAND_SCHEMA, validate
 from rulesvm.dsl.variants import load_variant
@@ -227,10 +228,12 @@ def play(match: Match, agents: dict, on_decision=None, history: UndoHistory | No
 
 # ---------------------------------------------------------------------- validation and info
 
-def validate_game(path: str, card_sets=(), variants=()) -> list[Diagnostic]:
-    """Every diagnostic (errors and warnings) for one game file (with card sets and variants)."""
+def validate_game(path: str, card_sets=(), variants=(), session: CheckSession | None = None) -> list[Diagnostic]:
+    """Every diagnostic (errors and warnings) for one game file (with card sets and variants);
+    checks sharing a `session` read at most MAX_CHECK_BYTES and MAX_CHECK_VALUES together
+    (docs/security.md)."""
     try:
-        model = load_game_model(path, list(card_sets), list(variants))
+        model = load_game_model(path, list(card_sets), list(variants), session)
     except DiagnosticError as exc:
         return exc.diagnostics
     return list(getattr(model, "warnings", []))
@@ -242,8 +245,9 @@ def validate_path(path: str, card_sets=()) -> list[Diagnostic]:
     if path.endswith(".rules"):
         return [Diagnostic("E010", "this is a rules file; rulesvm checks a game through its YAML game file",
                            Span(display_path(path), 1, 1), "validate the game file whose `rules:` names this file")]
+    session = CheckSession()            # the game's files are read again for each variant
     try:
-        data, _, _ = load_yaml_file(path, display_path(path))
+        data, _, _ = load_yaml_file(path, display_path(path), GameBudget(session))
     except DiagnosticError as exc:
         return exc.diagnostics
     if isinstance(data, dict) and "variant" in data:
@@ -259,11 +263,13 @@ def validate_path(path: str, card_sets=()) -> list[Diagnostic]:
         if not os.path.exists(game_path):
             return [Diagnostic("E066", f"base game not found: {base}", spec.marks.span(("base",)))]
         return validate_game(game_path, card_sets, [os.path.abspath(path)])
-    diags = validate_game(path, card_sets)
+    diags = validate_game(path, card_sets, session=session)
     if any(d.is_error for d in diags) or not isinstance(data, dict):
         return diags
     for name in sorted((data.get("variants") or {})):
-        diags.extend(d for d in validate_game(path, card_sets, [name]) if d.is_error)
+        diags.extend(d for d in validate_game(path, card_sets, [name], session) if d.is_error)
+        if session.exceeded:
+            break
     return diags
 
 

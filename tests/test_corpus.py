@@ -182,7 +182,8 @@ def test_corpus_case_in_a_process(case_id, tmp_path):
 # ---------------------------------------------------------------------- generated inputs
 
 def _huge_yaml(tmp: str) -> str:
-    """A game file just over the 8 MiB limit: refused before it is parsed (E004)."""
+    """A game file over 8 MiB (the ceiling of any file; a YAML file's cap is 1 MiB): refused
+    before it is parsed (E004)."""
     path = os.path.join(tmp, "huge.yaml")
     with open(path, "w", encoding="utf-8") as fh:
         fh.write("id: huge\nname: Huge\nplayers: 2\nrules: huge.rules\ncards:\n")
@@ -206,7 +207,7 @@ def _write(path: str, text: str) -> None:
 
 
 def _huge_rules(tmp: str) -> str:
-    """A rules file just over the 8 MiB limit, named by a small game file (E004)."""
+    """A rules file over 8 MiB (a rules file's cap is 128 KiB), named by a small game file (E004)."""
     _write(os.path.join(tmp, "huge.rules"),
            "game { end_game(scores: [0]) }\n" + ("# " + "x" * 1020 + "\n") * (8 * 1024 + 10))
     return _game_file(tmp, "huge.rules", "huge")

@@ -387,8 +387,8 @@ def _nested(form: str, k: int) -> str:
         body = "  let y = " + "[" * k + "1" + "]" * k + "\n"
     elif form == "a chain of operators":
         body = "  total = " + " + ".join(["1"] * k) + "\n"
-    else:   # blocks
-        body = "".join("  " * (i + 1) + "if total >= 0 {\n" for i in range(k)) + "  total += 1\n" + "}\n" * k
+    else:   # blocks (indented at most 20 levels: 1,500 levels indented in full are over the size cap)
+        body = "".join("  " * min(i + 1, 20) + "if total >= 0 {\n" for i in range(k)) + "  total += 1\n" + "}\n" * k
     return "var total: int = 0\ngame {\n" + body + "  end_game(scores: [total])\n}\n"
 
 

@@ -36,6 +36,8 @@ from dataclasses import dataclass, field
 from rulesvm.dsl import ast as A
 from rulesvm.dsl.diagnostics import DiagnosticError
 from rulesvm.dsl.parser import comment_start, parse_rules
+from rulesvm.dsl.reading import MAX_RULES_BYTES, read_bytes
+from rulesvm.dsl.yaml_loader import file_size, too_large
 
 WIDTH = 100
 INDENT = "  "
@@ -751,9 +753,12 @@ class FormattedFile:
 
 
 def read_source(path: str) -> tuple[str, str]:
-    """A rules file's text and its line end. Raises OSError, or ValueError if not UTF-8."""
-    with open(path, "rb") as fh:
-        raw = fh.read()
+    """A rules file's text and its line end. Raises DiagnosticError (E004) for a file larger than
+    a rules file may be (docs/security.md), OSError (a FIFO or a device too, before any read),
+    or ValueError if not UTF-8."""
+    raw = read_bytes(path, MAX_RULES_BYTES)
+    if len(raw) > MAX_RULES_BYTES:
+        raise DiagnosticError([too_large(path, file_size(path, len(raw)), MAX_RULES_BYTES, "the rules file")])
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
