@@ -26,6 +26,7 @@ from .decisions import choose_closure, choose_many_closure, choose_source
 from .lower import analyse_suspension, lower_procedure
 from .namespace import Namespace, Unsupported
 from .program import CompiledProc, Program
+from .purity import callees_first
 from .pysource import SOURCE_NAMES, PyGen
 from .runner import RUNNER_NAMES, build_runner
 from .runtime import direct_entry
@@ -78,6 +79,10 @@ class _Compilation:
 
     def program(self) -> Program:
         m, cl = self.m, self.closures
+        # Functions callees first (a callee compiled inside its caller's compilation would
+        # nest as deep as the longest chain of calls).
+        for name in callees_first(self.ctx.res, m.funcs):
+            cl.func_body(m.funcs[name])
         # Procedures that never pause first, so that generated code calling them can call
         # their bodies directly.
         for proc in sorted(m.procs.values(),

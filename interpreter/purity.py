@@ -49,9 +49,15 @@ class ConstantAnalysis:
         self.res = res
         self.funcs = funcs
         self._func_memo: dict[str, bool] = {}
+        self._draw_memo: dict[str, bool] | None = None
+        # Callees first, so that asking about a function never recurses down a chain of calls
+        # (a chain of hundreds of functions would exhaust Python's stack).
+        for name in callees_first(res, funcs):
+            self.func_is_constant_body(name)
 
     def func_is_constant_body(self, name: str) -> bool:
-        """The function's body is constant once its parameters are bound to constants."""
+        """The function's body is constant once its parameters are bound to constants (a
+        function that can call itself never is)."""
         if name not in self._func_memo:
             self._func_memo[name] = False          # recursion: assume not constant
             func = self.funcs[name]
@@ -79,11 +85,26 @@ class ConstantAnalysis:
         return False
 
     def _func_draws(self, name: str) -> bool:
-        memo = self.__dict__.setdefault("_draw_memo", {})
-        if name not in memo:
-            memo[name] = False              # a cycle: decided by the other calls
-            memo[name] = self.draws_random(self.funcs[name].decl.body)
-        return memo[name]
+        """Can a call of `name` draw from the generator: does it, or any function it can reach
+        through calls, use a random primitive? (Reachability, without recursion.)"""
+        if self._draw_memo is None:
+            calls = {f: called_functions(self.res, fn.decl.body) & self.funcs.keys() for f, fn in self.funcs.items()}
+            direct = {f for f, fn in self.funcs.items() if any(
+                isinstance(x, A.Call) and (k := self.res.calls.get(x)) is not None and k[0] == "prim"
+                and k[1] in RANDOM_PRIMITIVES for x in syntax_nodes(fn.decl.body))}
+            memo = {}
+            for f in self.funcs:
+                seen, todo = {f}, [f]
+                while todo and not memo.get(f):
+                    g = todo.pop()
+                    if g in direct:
+                        memo[f] = True
+                    for h in calls[g] - seen:
+                        seen.add(h)
+                        todo.append(h)
+                memo.setdefault(f, False)
+            self._draw_memo = memo
+        return self._draw_memo.get(name, False)
 
     def is_constant(self, e, bound: frozenset) -> bool:
         if e is None or isinstance(e, (A.IntLit, A.BoolLit, A.NoneLit)):
@@ -176,27 +197,47 @@ def recursive_functions(res, funcs: dict) -> frozenset:
     return _cyclic({name: called_functions(res, f.decl.body) for name, f in funcs.items()})
 
 
+def callees_first(res, funcs: dict) -> list[str]:
+    """The `func`s in an order where a function comes after those it calls (but in cycles),
+    found without recursion: compiling them in this order never compiles a callee inside its
+    caller's compilation, so a chain of hundreds of functions does not exhaust Python's stack."""
+    calls = {name: sorted(called_functions(res, f.decl.body) & funcs.keys()) for name, f in funcs.items()}
+    order, done = [], set()
+    for root in funcs:
+        stack = [(root, iter(calls[root]))]
+        if root in done:
+            continue
+        done.add(root)
+        while stack:
+            name, todo = stack[-1]
+            nxt = next((c for c in todo if c not in done), None)
+            if nxt is None:
+                stack.pop()
+                order.append(name)
+            else:
+                done.add(nxt)
+                stack.append((nxt, iter(calls[nxt])))
+    return order
+
+
 def call_weights(res, funcs: dict, recursive: frozenset, cap: int) -> dict:
     """How many calls one call of each non-recursive `func` may make in all, itself included:
     1 plus the weights of the calls written in its body (a recursive callee counts 1: its
     calls are counted as they happen). A chain of functions each calling the next twice has
     weights 1, 3, 7...: bounded, but exponential in the rules' size. Capped at `cap`."""
     weights: dict = {}
-
-    def weight(name: str) -> int:
-        if name in recursive or name not in funcs:
-            return 1
-        if name not in weights:
-            weights[name] = cap                    # (no cycle can come back here: not recursive)
-            total = 1
-            for x in syntax_nodes(funcs[name].decl.body):
-                if isinstance(x, A.Call):
-                    k = res.calls.get(x)
-                    if k is not None and k[0] == "func":
-                        total = min(cap, total + weight(k[1]))
-            weights[name] = total
-        return weights[name]
-    return {name: weight(name) for name in funcs}
+    for name in callees_first(res, funcs):          # callees first: their weights are known
+        if name in recursive:
+            weights[name] = 1
+            continue
+        total = 1
+        for x in syntax_nodes(funcs[name].decl.body):
+            if isinstance(x, A.Call):
+                k = res.calls.get(x)
+                if k is not None and k[0] == "func":
+                    total = min(cap, total + (1 if k[1] in recursive else weights.get(k[1], 1)))
+        weights[name] = total
+    return weights
 
 
 def recursive_procedures(res, procs: dict) -> frozenset:

@@ -172,3 +172,14 @@ def test_card_formulas_reading_themselves_stop_at_the_call_depth(tmp_path, monke
         _run(tmp_path, rules, "cards:\n" + cards)
     assert info.value.code == "R004" and info.value.span.file.endswith("g.yaml") and info.value.span.line in (6, 7)
     assert "formula of `power`" in (info.value.rule or "")
+
+
+@pytest.mark.parametrize("codegen", ["1", "0"])
+def test_a_long_chain_of_functions_compiles_without_exhausting_the_stack(tmp_path, monkeypatch, codegen):
+    """Functions are compiled callees first (purity.callees_first): a chain of 300 functions,
+    each calling the next, used to be a RecursionError traceback when the game loaded."""
+    monkeypatch.setenv("RULESVM_CODEGEN", codegen)
+    rules = ("func f0(x: int) -> int = x + 1\n" + "".join(f"func f{i}(x: int) -> int = f{i - 1}(x) + 1\n"
+                                                        for i in range(1, 300))
+             + "game {\n  end_game(scores: [f299(1)])\n}\n")
+    assert _run(tmp_path, rules).result["scores"] == {"1": 301}
