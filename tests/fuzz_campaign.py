@@ -332,8 +332,8 @@ def _cache_parses() -> None:
     loader.parse_rules = parse_rules
     cached_yaml = functools.lru_cache(maxsize=64)(yaml_loader.load_yaml_text)
 
-    def load_yaml_text(text: str, file: str):
-        data, marks = cached_yaml(text, file)
+    def load_yaml_text(text: str, file: str, values=yaml_loader.ValueLimit()):
+        data, marks = cached_yaml(text, file, values)      # (a value limit is a frozen, hashable record)
         return copy.deepcopy(data), copy.copy(marks)
     yaml_loader.load_yaml_text = load_yaml_text
 
