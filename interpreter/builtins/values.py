@@ -109,13 +109,13 @@ def _min(a):
 
 @implements("any", inline=_builtin_source)
 def _any(a):
-    xs, span = a.walked("items"), a.node.span
+    xs = a.walked("items")
     return lambda rt, L: any(xs(rt, L))
 
 
 @implements("all", inline=_builtin_source)
 def _all(a):
-    xs, span = a.walked("items"), a.node.span
+    xs = a.walked("items")
     return lambda rt, L: all(xs(rt, L))
 
 
@@ -123,7 +123,6 @@ def _all(a):
 def _sorted(a):
     xs = a.walked("items")
     desc = a.fn("desc")
-    span = a.node.span
     if a.given("key"):
         key = a.fn("key")
         return lambda rt, L: tuple(sorted(xs(rt, L), key=key(rt, L), reverse=bool(desc(rt, L))))
@@ -132,7 +131,7 @@ def _sorted(a):
 
 @implements("reversed")
 def _reversed(a):
-    xs, span = a.walked("items"), a.node.span
+    xs = a.walked("items")
     return lambda rt, L: tuple(reversed(xs(rt, L)))
 
 
@@ -142,13 +141,13 @@ def _distinct_source(g, e, a):
 
 @implements("distinct", inline=_distinct_source)
 def _distinct(a):
-    xs, span = a.walked("items"), a.node.span
+    xs = a.walked("items")
     return lambda rt, L: tuple(dict.fromkeys(xs(rt, L)))
 
 
 @implements("multiplicities")
 def _multiplicities(a):
-    xs, span = a.walked("items"), a.node.span
+    xs = a.walked("items")
 
     def run(rt, L):
         counts: dict = {}
@@ -253,7 +252,7 @@ def _slice(a):
 
 @implements("index_of")
 def _index_of(a):
-    xs, item, span = a.walked("items"), a.fn("item"), a.node.span
+    xs, item = a.walked("items"), a.fn("item")
 
     def run(rt, L):
         seq = xs(rt, L)
