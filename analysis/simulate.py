@@ -59,7 +59,6 @@ class SimConfig:
 
 
 _GAMES: dict = {}   # per process: loaded games, so workers compile each game once
-_BASES: dict = {}   # per process: id(game) -> (game, card ids without copy numbers)
 _STOP = None        # in a worker process: the pool's stop flag (shared memory), set by _worker_init
 
 
@@ -84,14 +83,14 @@ def play_one(config: SimConfig, index: int) -> dict:
     players, seed, specs = record["players"], record["seed"], record["agents"]
     coverage: dict = {}
     zone_owner = game.program.zone_owner
-    card_base = _card_bases(game)
+    card_defs = game.program.card_defs        # a card instance's definition: its id without `#copy`
     acquired: dict = {}
 
     def on_move(card: int, src: int, to: int) -> None:
         # A card moved into a zone of a player's from anywhere else: that player acquired it.
         owner = zone_owner[to]
         if owner is not None and zone_owner[src] != owner:
-            key = (card_base[card], owner)
+            key = (card_defs[card].id, owner)
             acquired[key] = acquired.get(key, 0) + 1
     start = time.perf_counter()
     try:
@@ -131,7 +130,7 @@ def play_one(config: SimConfig, index: int) -> dict:
             decisions += 1
             options += len(d.options)
             if d.value_type == "card" and isinstance(d.options[i].value, int):
-                key = (card_base[d.options[i].value], seat)
+                key = (card_defs[d.options[i].value].id, seat)
                 chosen[key] = chosen.get(key, 0) + 1
             match.apply(i)
             if evaluate is not None and every_decision:
@@ -150,14 +149,6 @@ def play_one(config: SimConfig, index: int) -> dict:
         acquired=[[c, s, k] for (c, s), k in sorted(acquired.items())],
         drama=design_metrics(trajectory, result, players) if trajectory else None)
     return record
-
-
-def _card_bases(game) -> list[str]:
-    """Each card instance's id without its copy number (`knight#2` -> `knight`), per game."""
-    bases = _BASES.get(id(game))
-    if bases is None or bases[0] is not game:
-        bases = _BASES[id(game)] = (game, [cid.split("#")[0] for cid in game.program.card_ids])
-    return bases[1]
 
 
 def _record_head(config: SimConfig, index: int) -> dict:

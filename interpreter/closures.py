@@ -21,8 +21,8 @@ from . import errors as E
 from .builtins import card_property, compile_primitive
 from .errors import MAX_CALL_DEPTH
 from .format import formatter
-from .limits import (HEAVY_CALL, bounded_join, bounded_range, bounded_text, charge, checked_int, equal, grows, join_zones, may_double, may_hold_lists, nests, sized,
-                     heavy_call, zone_chain)
+from .limits import (HEAVY_CALL, bounded_join, bounded_range, bounded_text, charge, charge_count, checked_int, equal,
+                     grows, may_double, nests, sized, zone_chain)
 from .runtime import BREAK, CONTINUE, Return, as_rules_error, list_item, zone_item
 
 
@@ -207,7 +207,7 @@ class ClosureBackend:
     def _items(self, e):
         items = [self.expr(i) for i in e.items]
         span = e.span
-        if may_hold_lists(e, self.res.types):
+        if nests(self.res.types.get(e)):
             return lambda rt, L: sized(rt, tuple(i(rt, L) for i in items), span)
         return lambda rt, L: tuple(i(rt, L) for i in items)
 
@@ -219,7 +219,7 @@ class ClosureBackend:
         span = e.span
         # Memory is bounded by the charges of whatever made the items; what they add up to
         # written out is sized when they may be lists.
-        sized_whole = may_hold_lists(e, self.res.types)
+        sized_whole = nests(self.res.types.get(e))
 
         def comp(rt, L):
             out = []
@@ -376,7 +376,7 @@ class ClosureBackend:
             if zones is not None:
                 # zone + zone + ...: one tuple of their cards, charged once (as generated code does).
                 terms = [self.expr(z) for z in zones]
-                return lambda rt, L: join_zones(rt, span, *[rt.st.zones[z(rt, L)] for z in terms])
+                return lambda rt, L: charge(rt, tuple(c for z in terms for c in rt.st.zones[z(rt, L)]), span)
             nested = nests(types.get(e))
             return lambda rt, L: bounded_join(rt, a(rt, L), b(rt, L), span, nested)
         if op in ("==", "!=") and not self.ctx.short(e.left) and not self.ctx.short(e.right):
@@ -415,7 +415,7 @@ class ClosureBackend:
                 span = e.span
 
                 def call(rt, L):
-                    heavy_call(rt, weight, span)
+                    charge_count(rt, weight, span)      # a heavy call: its weight first
                     return bodies[name](rt, [a(rt, L) for a in args] + pad)
             else:
                 def call(rt, L):

@@ -11,23 +11,23 @@ same whichever one runs the rules:
   million steps, so `sum([sum(xs) for i in xs])` stops at the step limit (R002) instead of
   running for hours.
 - **Size.** A value the rules build may hold at most `MAX_ITEMS` items *written out*:
-  shared structure counts as many times as it is shared (`xs = [xs, xs]` doubles), and a
-  text counts its characters, so anything the game holds can be logged, saved, observed
-  and sent to a browser in bounded time and memory (R015). Values nest at most
-  `MAX_NESTING` lists deep (R015), so no writer meets Python's recursion limit.
+  shared structure counts as many times as it is shared (`xs = [xs, xs]` doubles), so
+  anything the game holds can be logged, saved, observed and sent to a browser in bounded
+  time and memory (R015). Values nest at most `MAX_NESTING` lists deep (R015), so no writer
+  meets Python's recursion limit. Writers count texts by their characters as well and stop
+  at `MAX_WRITTEN` (one long text shared by a million items).
 - **Integers** are 64-bit signed, as in most engines: a result of `*`, `sum`, or of `+`,
   `-`, `+=`, `-=` between two computed numbers, outside [-2**63, 2**63 - 1] is R016, where
   Python would go on with ever larger numbers (`x = x * x` in a loop). Adding a literal
   (`n += 1`) is not checked: it cannot double a number (see may_double).
-- **Calls** nest at most `MAX_CALL_DEPTH` deep (R004).
+- **Calls** nest at most `MAX_CALL_DEPTH` deep (R004); a call of a `func` that may make
+  `HEAVY_CALL` calls or more in all is charged that many steps before it runs.
 
 The ceilings are engine constants a game file cannot raise (`max_steps` has a schema
 maximum); docs/security.md lists them with their numbers.
 """
 
 from __future__ import annotations
-
-from itertools import chain
 
 from rulesvm.dsl import ast as A
 from rulesvm.dsl.types import ZONE
@@ -43,7 +43,7 @@ MIN_INT = -2 ** 63
 FREE_RANGE = 64
 
 # A call of a `func` that may make this many calls or more in all (limits.call_weights) is
-# charged that many steps before it runs; lighter calls cost nothing (see heavy_call).
+# charged that many steps before it runs (charge_count); lighter calls cost nothing.
 HEAVY_CALL = 64
 
 # Comparing lists or texts shorter than this costs no more than a statement; a card field
@@ -62,7 +62,7 @@ def charge(rt, items, span):
 
 
 def charge_count(rt, n: int, span) -> None:
-    """Charge n steps of work (sorting: n log n comparisons; a product: its size)."""
+    """Charge n steps of work (a product: its size; a heavy call: its weight)."""
     n = rt.steps = rt.steps + n
     if n > rt.max_steps:
         raise runaway(rt.max_steps, span, None)
@@ -76,13 +76,6 @@ def equal(rt, a, b, span) -> bool:
     if (t is tuple or t is str) and type(b) is t and len(a) == len(b) >= FREE_WALK:
         charge_count(rt, len(a), span)
     return a == b
-
-
-def heavy_call(rt, weight: int, span) -> None:
-    """Charge a call of a heavy `func` its weight (the most calls it may make in all) before it
-    runs: functions calling each other twice in a chain of 40 would otherwise make 2**40
-    calls in one step, uncounted (only recursive functions count their calls one by one)."""
-    charge_count(rt, weight, span)
 
 
 def checked_int(v, span):
@@ -115,7 +108,7 @@ def written_size(v, room: int = MAX_ITEMS, depth: int = 0) -> int:
 
 
 def sized(rt, v, span):
-    """A list just built whose items may be lists or texts: refused if it is too big written
+    """A list just built whose items may be lists: refused if it is too big written
     out or nested too deep, else charged its written size as work."""
     if v is None:
         return v
@@ -165,7 +158,7 @@ def bounded_join(rt, a, b, span, nested: bool = False):
     return checked_int(a + b, span)
 
 
-def bounded_join_join(rt, sep: str, parts, span) -> str:
+def joined_text(rt, sep: str, parts, span) -> str:
     """`join(items, separator)`: the pieces joined, refused when the text would be too long."""
     n = len(sep) * max(len(parts) - 1, 0) + sum(len(p) for p in parts)
     if n > MAX_ITEMS:
@@ -187,14 +180,6 @@ def bounded_pieces(pieces, sep: str = ", ") -> str:
     return sep.join(out)
 
 
-def join_zones(rt, span, *lists) -> tuple:
-    """`z1 + z2 + ...` of zones (their cards) as one tuple, charged its length once (both back
-    ends join a chain of zones in one go)."""
-    out = tuple(chain(*lists))
-    charge_count(rt, len(out), span)
-    return out
-
-
 def may_double(op: str, left, right) -> bool:
     """Is `left op right` (or `left op= right`) checked to stay within 64 bits? A product
     always is; a sum or difference only when neither side is a number literal: adding a
@@ -204,7 +189,7 @@ def may_double(op: str, left, right) -> bool:
 
 
 def zone_chain(e, types) -> list | None:
-    """The zone expressions of `z1 + z2 + ...` (joined in one go, see join_zones), or None if
+    """The zone expressions of `z1 + z2 + ...` (joined in one go and charged once by both back ends), or None if
     any term is not a zone."""
     if type(e) is A.Binary and e.op == "+":
         left, right = zone_chain(e.left, types), zone_chain(e.right, types)
@@ -218,11 +203,6 @@ def bounded_count(n: int, span) -> int:
     if n > MAX_ITEMS:
         raise too_long(n, span)
     return n
-
-
-__all__ = ["MAX_INT", "MIN_INT", "FREE_RANGE", "FREE_WALK", "HEAVY_CALL", "heavy_call", "MAX_CALL_DEPTH", "charge", "charge_count", "equal", "checked_int", "overflow",
-           "written_size", "sized", "may_hold_lists", "written_text", "checked_written", "spend", "bounded_range", "bounded_join", "bounded_text", "bounded_join_join",
-           "bounded_pieces", "grows", "short", "nests", "join_zones", "zone_chain", "may_double", "bounded_count", "too_deep"]
 
 
 def short(node, types, data=None) -> bool:
@@ -246,19 +226,13 @@ def may_be_list(t) -> bool:
 
 
 def nests(t) -> bool:
-    """Can a list or tuple of static type t hold lists (so its size written out may exceed
-    its length)? Texts and numbers count one item each."""
-    if t is None or t.name not in ("list", "tuple"):
-        return t is None or t.name in ("any", "T", "K", "none")
+    """Can a value of static type t hold lists (so that its size written out may exceed its
+    length)? Texts and numbers count one item each."""
+    if t is None or t.name in ("any", "T", "K", "none"):
+        return True
     if t.name == "list":
         return may_be_list(t.elem)
-    return any(may_be_list(i) for i in t.items)
-
-
-def may_hold_lists(node, types) -> bool:
-    """Does the list or tuple expression node build a value that may hold lists (and so must
-    be sized as written out)?"""
-    return nests(types.get(node))
+    return t.name == "tuple" and any(may_be_list(i) for i in t.items)
 
 
 # The most characters a value may take written out by a writer (a save, an observation, an
@@ -294,3 +268,10 @@ def written_text(budget: list, text: str) -> str:
     """A text a writer is about to write, counted against `budget` (see spend)."""
     spend(budget, len(text))
     return text
+
+
+__all__ = ["MAX_INT", "MIN_INT", "MAX_WRITTEN", "FREE_RANGE", "FREE_WALK", "HEAVY_CALL", "MAX_CALL_DEPTH",
+           "charge", "charge_count", "equal", "checked_int", "overflow", "written_size", "sized", "bounded_range",
+           "bounded_text", "bounded_join", "joined_text", "bounded_pieces", "bounded_count", "grows", "short",
+           "may_be_list", "nests", "may_double", "zone_chain", "checked_written", "spend", "written_text",
+           "too_deep"]

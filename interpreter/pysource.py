@@ -22,7 +22,7 @@ from . import errors as E
 from .builtins import INLINE
 from .format import formatter
 from .limits import (FREE_RANGE, HEAVY_CALL, MAX_INT, MIN_INT, bounded_join, bounded_range, bounded_text, charge, checked_int, equal,
-                     grows, heavy_call, may_double, may_hold_lists, nests, overflow, sized, zone_chain)
+                     charge_count, grows, may_double, nests, overflow, sized, zone_chain)
 from .namespace import Unsupported
 from .purity import syntax_nodes
 from .pystatements import StatementWriter, SIMPLE
@@ -224,7 +224,7 @@ class PyGen(StatementWriter):
         if t is A.ListLit or t is A.TupleLit:
             items = ", ".join(self.expr(i) for i in e.items)
             src = f"({items},)" if items else "()"
-            if may_hold_lists(e, self.res.types):
+            if nests(self.res.types.get(e)):
                 return f"{self.name(sized, 'f')}(rt, {src}, {self.name(e.span, 'S')})"
             return src
         if t is A.Comprehension:
@@ -445,7 +445,7 @@ class PyGen(StatementWriter):
         with self._player_var(e.iterable, slot, (e.elem, e.cond)):
             elem = self.expr(e.elem)
             var = self._bound_var(slot)
-            sizing = may_hold_lists(e, self.res.types)
+            sizing = nests(self.res.types.get(e))
             cond = "" if e.cond is None else f" if {self.expr(e.cond)}"
             src = f"[{elem} for {var} in {seq}{cond}]"
             if frozen:
@@ -512,11 +512,11 @@ class PyGen(StatementWriter):
                 return self.closure_call(e)      # the closure evaluates it once
             weight = self.ctx.call_weights.get(func.name, 1)
             if weight >= HEAVY_CALL:
-                # Charged its weight before it runs (limits.heavy_call), never written inline.
-                charge = f"{self.name(heavy_call, 'f')}(rt, {weight}, {self.name(e.span, 'S')})"
+                # Charged its weight before it runs (limits.HEAVY_CALL), never written inline.
+                cost = f"{self.name(charge_count, 'f')}(rt, {weight}, {self.name(e.span, 'S')})"
                 body = self.name(bodies[func.name], 'b') if bodies.get(func.name) is not None \
                     else f"{self.name(bodies, 'B')}[{func.name!r}]"
-                return f"({charge} or {body}(rt, {arglist}))"
+                return f"({cost} or {body}(rt, {arglist}))"
             inline = self._inline(func, args)
             if inline is not None:
                 return inline

@@ -11,7 +11,7 @@ from rulesvm.dsl.types import ZONE
 
 from .. import errors as E
 from ..format import formatter
-from ..limits import bounded_count, bounded_join_join, charge, charge_count, checked_int
+from ..limits import bounded_count, charge, charge_count, checked_int, joined_text
 from .base import Args, implements
 
 
@@ -185,7 +185,7 @@ def _permutations(a):
 @implements("join")
 def _join(a):
     xs, sep, span = a.walked("items"), a.fn("separator"), a.node.span
-    return lambda rt, L: bounded_join_join(rt, sep(rt, L), [str(x) for x in xs(rt, L)], span)
+    return lambda rt, L: joined_text(rt, sep(rt, L), [str(x) for x in xs(rt, L)], span)
 
 
 @implements("flatten")
