@@ -12,13 +12,14 @@ docs/simulate.md.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import multiprocessing
 import os
 import signal
 import threading
 import time
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 
@@ -346,7 +347,7 @@ def simulate(config: SimConfig, jobs: int = 1, backend: str = "local", scheduler
     for spec in config.seat_agents(players):
         make_agent(spec, 0)          # raises AgentSpecError early for a bad spec
     agg = Aggregator(players, config.seat_agents(players))
-    chunks = [(i, min(i + config.chunk, config.n)) for i in range(0, config.n, config.chunk)]
+    chunks = ((i, min(i + config.chunk, config.n)) for i in range(0, config.n, config.chunk))
     interrupted = False
     started = time.perf_counter()
     try:
@@ -377,23 +378,59 @@ def _run_chunks(config, chunks, jobs: int, backend: str, scheduler, cluster_opti
             yield run_chunk(config, start, stop)
         return
     ctx = multiprocessing.get_context("fork") if hasattr(os, "fork") else None
-    # A worker that dies (killed, out of memory) breaks the pool, and every chunk not finished
-    # then with it: each is played again on its own, in a pool of its own, so one deadly chunk
-    # cannot take the others down twice; lost again, its games are reported as failed.
-    broken = []
+    yield from _pool_chunks(config, iter(chunks), jobs, ctx)
+
+
+def in_flight(submit, chunks, window: int):
+    """(chunk, future) of each chunk in order, with at most `window` chunks submitted and not
+    yet handed out: a million games are never a million futures (or their results) at once.
+    The next chunk is submitted before the caller waits on the one handed out, so workers
+    never idle while the parent folds records."""
+    pending: collections.deque = collections.deque()
+    for chunk in chunks:
+        pending.append((chunk, submit(chunk)))
+        if len(pending) >= window:
+            yield pending.popleft()
+    while pending:
+        yield pending.popleft()
+
+
+def _pool_chunks(config, chunks, jobs: int, ctx):
+    """The records of `chunks` played by a pool of `jobs` processes. A worker that dies
+    (killed, out of memory) breaks the pool, and every chunk in flight then with it: each of
+    those is played again on its own, in a pool of its own, so one deadly chunk cannot take
+    the others down twice (lost again, its games are reported as failed); the chunks not yet
+    submitted go on in a fresh pool."""
+    suspects: list = []
+
+    def feed():
+        while not suspects:             # once the pool is broken, the rest wait for a fresh one
+            chunk = next(chunks, None)
+            if chunk is None:
+                return
+            yield chunk
+
     with _pool(jobs, ctx) as pool:
-        futures = [(chunk, pool.submit(run_chunk, config, *chunk)) for chunk in chunks]
-        for chunk, fut in futures:
+        def submit(chunk):
+            try:
+                return pool.submit(run_chunk, config, *chunk)
+            except BrokenProcessPool as exc:
+                failed: Future = Future()
+                failed.set_exception(exc)
+                return failed
+        for chunk, fut in in_flight(submit, feed(), jobs * WINDOW):
             try:
                 yield fut.result()
             except BrokenProcessPool:
-                broken.append(chunk)
-    for chunk in broken:
+                suspects.append(chunk)
+    for chunk in suspects:
         with _pool(1, ctx) as alone:
             try:
                 yield alone.submit(run_chunk, config, *chunk).result()
             except BrokenProcessPool:
                 yield lost_chunk(config, *chunk)
+    if suspects:
+        yield from _pool_chunks(config, chunks, jobs, ctx)
 
 
 @contextlib.contextmanager
@@ -411,6 +448,7 @@ def _pool(workers: int, ctx):
     pool.shutdown(wait=True)
 
 
+WINDOW = 4         # chunks in flight per worker (see in_flight)
 STOP_GRACE = 10.0       # seconds a stopped worker has to reach its next decision before it is killed
 
 
@@ -459,8 +497,9 @@ def _dask_chunks(config, chunks, scheduler, cluster_options):
     except (OSError, TimeoutError) as exc:
         raise ValueError(f"cannot reach the Dask scheduler {scheduler}: {exc}") from None
     try:
-        futures = [client.submit(run_chunk, config, start, stop, pure=False) for start, stop in chunks]
-        for fut in futures:
+        submit = lambda chunk: client.submit(run_chunk, config, *chunk, pure=False)     # noqa: E731
+        workers = len(client.scheduler_info().get("workers") or ()) or cluster_options.get("workers", 2)
+        for _, fut in in_flight(submit, iter(chunks), workers * WINDOW):
             yield fut.result()
     finally:
         client.close()

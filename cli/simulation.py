@@ -90,7 +90,7 @@ SIM_AGENTS = typer.Option(None, "--agents", help="Agents, comma separated, given
                           "different agents rotate over the seats game by game "
                           "(e.g. mcts:iterations=200,random). Default: random.", metavar="LIST")
 SIM_JOBS = typer.Option(None, "--jobs", "-j", min=1, help="Worker processes (default: all cores). Results do not depend on it.")
-SIM_BACKEND = typer.Option("local", "--backend", help="`local` processes, or `dask` (pip install rulesvm[dask]).")
+SIM_BACKEND = typer.Option("local", "--backend", help="`local` processes, or `dask` (pip install rulesvm\\[dask]).")
 SIM_SCHEDULER = typer.Option(None, "--scheduler", help="With --backend dask: the address of a running scheduler "
                              "(tcp://host:8786); without it a temporary local cluster is started.", metavar="ADDRESS")
 

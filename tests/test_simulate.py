@@ -182,12 +182,13 @@ def test_simulate_exits_1_when_a_game_failed_and_still_summarises_the_others(tmp
 
 def _dies_on_the_first_chunk(config, start, stop):
     """A worker that dies (as if killed, or out of memory) when it plays games 0..."""
-    if start == 0:
+    if start == _DEADLY_START:
         os._exit(1)
     return _REAL_RUN_CHUNK(config, start, stop)
 
 
 _REAL_RUN_CHUNK = None
+_DEADLY_START = 0
 
 
 def test_a_killed_worker_loses_only_its_own_games(monkeypatch):
@@ -316,3 +317,41 @@ def test_design_metrics_read_the_standings_once_per_round_turn_or_decision(stand
 def test_standings_must_be_round_turn_or_decision():
     out = rulesvm("simulate", GK, "-n", "2", "--standings", "move", "--quiet")
     assert out.returncode == 2 and "--standings must be `round`, `turn` or `decision`" in out.stdout + out.stderr
+
+
+def test_a_worker_killed_late_in_a_long_run_loses_only_its_games_and_the_rest_go_on(monkeypatch):
+    """Far more chunks than are ever in flight: the pool breaks at game 50; the chunks in
+    flight then are played again alone, the chunks not yet submitted go on in a fresh pool."""
+    from rulesvm.analysis import simulate as sim
+    global _REAL_RUN_CHUNK, _DEADLY_START
+    _REAL_RUN_CHUNK, _DEADLY_START = sim.run_chunk, 50
+    monkeypatch.setattr(sim, "run_chunk", _dies_on_the_first_chunk)
+    try:
+        config = sim.SimConfig(game=os.path.join(ROOT, "games", "mach_struggle.yaml"), n=200, chunk=5)
+        summary = sim.simulate(config, jobs=2)
+    finally:
+        _DEADLY_START = 0
+    lost = [e for e in summary["errors"] if e["error"].startswith("lost")]
+    assert sorted(e["index"] for e in lost) == [50, 51, 52, 53, 54]
+    assert summary["games"] == 195
+    assert _strip(summary)["seats"] != [] and not summary["interrupted"]
+
+
+def test_chunks_in_flight_never_pass_the_window():
+    """A million games are never a million futures: at most `window` chunks are submitted and
+    not yet handed out, and they come out in order."""
+    from concurrent.futures import Future
+    from rulesvm.analysis.simulate import in_flight
+    handed, outstanding, most = [], set(), [0]
+
+    def submit(chunk):
+        outstanding.add(chunk)
+        most[0] = max(most[0], len(outstanding))
+        f = Future()
+        f.set_result(chunk)
+        return f
+    for chunk, fut in in_flight(submit, iter(range(1000)), 8):
+        outstanding.discard(chunk)
+        handed.append(fut.result())
+    assert handed == list(range(1000))
+    assert most[0] == 8
