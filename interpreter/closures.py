@@ -21,8 +21,8 @@ from . import errors as E
 from .builtins import card_property, compile_primitive
 from .errors import MAX_CALL_DEPTH
 from .format import formatter
-from .limits import (HEAVY_CALL, bounded_join, bounded_range, bounded_text, charge, charge_count, checked_int, equal,
-                     grows, may_double, nests, sized, zone_chain)
+from .limits import (HEAVY_CALL, bounded_join, bounded_range, bounded_text, charge, charge_count, charge_long, checked_int, equal,
+                     grows, joined, may_double, nests, sized, zone_chain)
 from .runtime import BREAK, CONTINUE, Return, as_rules_error, list_item, zone_item
 
 
@@ -220,10 +220,12 @@ class ClosureBackend:
         # Memory is bounded by the charges of whatever made the items; what they add up to
         # written out is sized when they may be lists.
         sized_whole = nests(self.res.types.get(e))
+        # Once per statement and short: no dearer than the statement (limits.charge_long).
+        pay = charge_long if e in self.ctx.statement_comprehensions else charge
 
         def comp(rt, L):
             out = []
-            for v in charge(rt, seq(rt, L), span):
+            for v in pay(rt, seq(rt, L), span):
                 L[slot] = v
                 if cond(rt, L):
                     out.append(elem(rt, L))
@@ -376,7 +378,7 @@ class ClosureBackend:
             if zones is not None:
                 # zone + zone + ...: one tuple of their cards, charged once (as generated code does).
                 terms = [self.expr(z) for z in zones]
-                return lambda rt, L: charge(rt, tuple(c for z in terms for c in rt.st.zones[z(rt, L)]), span)
+                return lambda rt, L: joined(rt, tuple(c for z in terms for c in rt.st.zones[z(rt, L)]), span)
             nested = nests(types.get(e))
             return lambda rt, L: bounded_join(rt, a(rt, L), b(rt, L), span, nested)
         if op in ("==", "!=") and not self.ctx.short(e.left) and not self.ctx.short(e.right):

@@ -9,7 +9,11 @@ same whichever one runs the rules:
   `max`, `sorted`, `in` over a list... per item touched, text and lists built by the
   rules per item (or character) produced. A statement that walks a million items costs a
   million steps, so `sum([sum(xs) for i in xs])` stops at the step limit (R002) instead of
-  running for hours.
+  running for hours. Work bounded by the size of the rules is free, as a statement's own
+  work is: a comprehension written in a statement (evaluated once per run of it, see
+  purity.statement_comprehensions) over fewer than `FREE_WALK` items, and lists and texts
+  built by `+` shorter than `FREE_WALK`. A comprehension nested in another, in a lambda
+  or in a function body is always charged: there, "once" could be once per item.
 - **Size.** A value the rules build may hold at most `MAX_ITEMS` items *written out*:
   shared structure counts as many times as it is shared (`xs = [xs, xs]` doubles), so
   anything the game holds can be logged, saved, observed and sent to a browser in bounded
@@ -58,6 +62,16 @@ def charge(rt, items, span):
         n = rt.steps = rt.steps + len(items)
         if n > rt.max_steps:
             raise runaway(rt.max_steps, span, None)
+    return items
+
+
+def charge_long(rt, items, span):
+    """`items`, charged as `charge` does when they are FREE_WALK or more: a comprehension
+    written in a statement (purity.statement_comprehensions) over fewer items costs no more
+    than its statement. Generated code tests the length inline and calls this only for long
+    iterables (which are then never empty, so the call reads true)."""
+    if items is not None and len(items) >= FREE_WALK:
+        charge(rt, items, span)
     return items
 
 
@@ -132,10 +146,12 @@ def bounded_range(rt, a: int, b: int, span) -> tuple:
 def bounded_text(rt, text: str, span) -> str:
     """A text built by interpolation, refused past MAX_ITEMS characters (`s = "{s}{s}"` in a
     loop doubles it each round: it must stop long before it exhausts memory), charged its
-    length as work."""
-    if len(text) > MAX_ITEMS:
-        raise too_long(len(text), span)
-    charge_count(rt, len(text), span)
+    length as work from FREE_WALK characters on (a shorter one costs no more than a literal)."""
+    n = len(text)
+    if n >= FREE_WALK:
+        if n > MAX_ITEMS:
+            raise too_long(n, span)
+        charge_count(rt, n, span)
     return text
 
 
@@ -147,15 +163,29 @@ def grows(t) -> bool:
 
 def bounded_join(rt, a, b, span, nested: bool = False):
     """`a + b`: numbers within 64 bits; lists and texts refused when too long to build,
-    charged the length they produce (`nested`: the items may be lists, sized as written out)."""
+    charged the length they produce from FREE_WALK on (`nested`: the items may be lists,
+    sized as written out)."""
     t = type(a)
     if t is tuple or t is list or t is str:
         n = len(a) + len(b)
         if n > MAX_ITEMS:
             raise too_long(n, span)
-        charge_count(rt, n, span)
+        if n >= FREE_WALK:
+            charge_count(rt, n, span)
         return sized(rt, a + b, span) if nested and t is not str else a + b
     return checked_int(a + b, span)
+
+
+def joined(rt, v, span):
+    """A text or list just built by `+` (or of a chain of zones), whose items are not lists:
+    refused past MAX_ITEMS, charged its length from FREE_WALK on, as bounded_join. Shorter
+    ones cost no more than a literal; generated code tests their length inline."""
+    n = len(v)
+    if n >= FREE_WALK:
+        if n > MAX_ITEMS:
+            raise too_long(n, span)
+        charge_count(rt, n, span)
+    return v
 
 
 def joined_text(rt, sep: str, parts, span) -> str:
@@ -271,7 +301,7 @@ def written_text(budget: list, text: str) -> str:
 
 
 __all__ = ["MAX_INT", "MIN_INT", "MAX_WRITTEN", "FREE_RANGE", "FREE_WALK", "HEAVY_CALL", "MAX_CALL_DEPTH",
-           "charge", "charge_count", "equal", "checked_int", "overflow", "written_size", "sized", "bounded_range",
-           "bounded_text", "bounded_join", "joined_text", "bounded_pieces", "bounded_count", "grows", "short",
+           "charge", "charge_long", "charge_count", "equal", "checked_int", "overflow", "written_size", "sized", "bounded_range",
+           "bounded_text", "bounded_join", "joined", "joined_text", "bounded_pieces", "bounded_count", "grows", "short",
            "may_be_list", "nests", "may_double", "zone_chain", "checked_written", "spend", "written_text",
            "too_deep"]

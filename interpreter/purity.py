@@ -159,6 +159,26 @@ def syntax_nodes(e):
             stack.extend(getattr(x, f.name) for f in fields(x) if f.name != "span")
 
 
+def statement_comprehensions(bodies) -> frozenset:
+    """The comprehensions written in statements of `bodies` and evaluated once each time their
+    statement runs: not inside another comprehension's item or condition, not in a lambda (both
+    run once per item), not in a function's body (a function may be called per item). Such a
+    comprehension over fewer than FREE_WALK items costs no more than its statement (see
+    limits.charge_long): its work is bounded by the size of the statement that wrote it."""
+    out = set()
+    stack = [bodies]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, (list, tuple)):
+            stack.extend(x)
+        elif type(x) is A.Comprehension:
+            out.add(x)
+            stack.append(x.iterable)            # run once, before the items
+        elif is_dataclass(x) and not isinstance(x, type) and type(x) is not A.Lambda:
+            stack.extend(getattr(x, f.name) for f in fields(x) if f.name != "span")
+    return frozenset(out)
+
+
 def called(res, e, kind: str) -> set[str]:
     """The names of the `func`s (kind "func") or `proc`s (kind "proc") e calls directly."""
     out: set[str] = set()

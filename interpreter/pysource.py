@@ -21,8 +21,9 @@ from rulesvm.dsl.types import ANY, CARD, INT, PLAYER, ZONE
 from . import errors as E
 from .builtins import INLINE
 from .format import formatter
-from .limits import (FREE_RANGE, HEAVY_CALL, MAX_INT, MIN_INT, bounded_join, bounded_range, bounded_text, charge, checked_int, equal,
-                     charge_count, grows, may_double, nests, overflow, sized, zone_chain)
+from .limits import (FREE_RANGE, FREE_WALK, HEAVY_CALL, MAX_INT, MIN_INT, bounded_join, bounded_range, bounded_text,
+                     charge, charge_count, charge_long, checked_int, equal, grows, joined, may_double, nests, overflow,
+                     sized, zone_chain)
 from .namespace import Unsupported
 from .purity import syntax_nodes
 from .pystatements import StatementWriter, SIMPLE
@@ -370,12 +371,21 @@ class PyGen(StatementWriter):
             if zones is not None:
                 # zone + zone + ...: one tuple of their cards, not a copy per `+`.
                 cards = "".join(f"*st.zones[{self.expr(z)}], " for z in zones)
-                return f"{self.name(charge, 'f')}(rt, ({cards}), {self.name(e.span, 'S')})"
-            nested = nests(self.res.types.get(e))
-            return f"{self.name(bounded_join, 'f')}(rt, {a}, {b}, {self.name(e.span, 'S')}, {nested})"
+                return self._joined(f"({cards})", e.span)
+            t = self.res.types.get(e)
+            if t is not None and t.name in ("text", "list") and not nests(t):
+                return self._joined(f"{a} + {b}", e.span)
+            return f"{self.name(bounded_join, 'f')}(rt, {a}, {b}, {self.name(e.span, 'S')}, {nests(t)})"
         if op in ("+", "-", "*") and may_double(op, e.left, e.right):
             return self._int_result(f"{a} {op} {b}", e.span)
         return f"({a} {op} {b})"
+
+    def _joined(self, src: str, span) -> str:
+        """A text or list built by `src`, as limits.joined: its length tested inline."""
+        if self._in_iterable:
+            return f"{self.name(joined, 'f')}(rt, {src}, {self.name(span, 'S')})"
+        j = self.temp("j")
+        return f"({j} if len({j} := {src}) < {FREE_WALK} else {self.name(joined, 'f')}(rt, {j}, {self.name(span, 'S')}))"
 
     def _int_result(self, src: str, span) -> str:
         """An integer computed by `src`, refused past 64 bits (as limits.checked_int)."""
@@ -441,7 +451,16 @@ class PyGen(StatementWriter):
         slot = self.res.slots[e]
         span = self.name(e.span, "S")
         # An expression never moves cards, so a comprehension can walk a zone's list itself.
-        seq = f"{self.name(charge, 'f')}(rt, {self._iterable(e.iterable)}, {span})"
+        items = self._iterable(e.iterable)
+        # Once per statement, short: no dearer than the statement (limits.charge_long), tested inline.
+        once = e in self.ctx.statement_comprehensions
+        inline = once and not self._in_iterable
+        if inline:
+            t = self.temp("t")
+            n = f"len({t} := {items})" if self.res.types.get(e.iterable) == ZONE else f"len(({t} := {items}) or ())"
+            seq, test = t, f"{n} < {FREE_WALK} or {self.name(charge_long, 'f')}(rt, {t}, {span})"
+        else:
+            seq = f"{self.name(charge_long if once else charge, 'f')}(rt, {items}, {span})"
         with self._player_var(e.iterable, slot, (e.elem, e.cond)):
             elem = self.expr(e.elem)
             var = self._bound_var(slot)
@@ -450,6 +469,8 @@ class PyGen(StatementWriter):
             src = f"[{elem} for {var} in {seq}{cond}]"
             if frozen:
                 src = f"tuple({src})"
+            if inline:
+                src = f"({src} if {test} else ())"      # the test is never false
             return f"{self.name(sized, 'f')}(rt, {src}, {span})" if sizing else src
 
     def _index(self, e) -> str:

@@ -183,3 +183,45 @@ def test_a_long_chain_of_functions_compiles_without_exhausting_the_stack(tmp_pat
                                                         for i in range(1, 300))
              + "game {\n  end_game(scores: [f299(1)])\n}\n")
     assert _run(tmp_path, rules).result["scores"] == {"1": 301}
+
+
+def _steps_at_first_decision(tmp_path, monkeypatch, codegen, body: str) -> int:
+    """The work charged from the game's start to its first decision."""
+    monkeypatch.setenv("RULESVM_CODEGEN", codegen)
+    rules = ("var xs: list[int] = []\nvar n: int = 0\n"
+             "func walk(ys: list[int]) -> int = count([y for y in ys])\n"
+             f"game {{\n  xs = 1..10\n{body}\n  let c = choose([1, 2], by: players[0])\n  end_game(scores: [c])\n}}\n")
+    match = _run(tmp_path, rules)
+    assert match.legal_options
+    return match.rt.steps
+
+
+@pytest.mark.parametrize("codegen", ["1", "0"])
+def test_a_short_comprehension_in_a_statement_costs_only_its_statement(tmp_path, monkeypatch, codegen):
+    """Once per statement and under FREE_WALK items, a comprehension is bounded by the
+    statement that wrote it; nested in another one, in a function, or over 64 items or more,
+    it is charged per item (the same in both back ends)."""
+    def cost(line: str) -> int:
+        base = _steps_at_first_decision(tmp_path, monkeypatch, codegen, "  n = 0")
+        return _steps_at_first_decision(tmp_path, monkeypatch, codegen, line) - base
+    assert cost("  n = count([x for x in xs])") == 0
+    assert cost("  n = count([x for x in [y for y in xs]])") == 0            # in the iterable: once
+    assert cost("  n = count([count([y for y in xs]) for x in xs])") == 100  # nested: 10 x 10
+    assert cost("  n = walk(xs)") == 10                                      # in a function
+    # 64 items: the range is charged its length, the comprehension per item.
+    assert cost("  xs = 1..64\n  n = count([x for x in xs])") == 64 + 64
+
+
+@pytest.mark.parametrize("codegen", ["1", "0"])
+def test_a_short_join_costs_only_its_statement_a_long_one_its_length(tmp_path, monkeypatch, codegen):
+    """`a + b` of lists or texts shorter than FREE_WALK in all is free; from 64 on it costs
+    its length, the same in both back ends."""
+    def cost(line: str) -> int:
+        base = _steps_at_first_decision(tmp_path, monkeypatch, codegen, "  n = 0")
+        return _steps_at_first_decision(tmp_path, monkeypatch, codegen, line) - base
+    assert cost("  n = count(xs + xs)") == 0                                 # 20 items
+    # Joined left to right: 20, 30, 40, 50 and 60 items are free, the last join makes 70.
+    assert cost("  n = count(xs + xs + xs + xs + xs + xs + xs)") == 70
+    # "{xs}" is 29 characters: built free, joined to 58 free; "{xs}{xs}" is 58, joined 116.
+    assert cost('  let s = "{xs}"\n  n = count([c for c in [s + s]])') == 0
+    assert cost('  let s = "{xs}{xs}"\n  n = count([c for c in [s + s]])') == 116
