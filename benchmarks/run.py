@@ -1,14 +1,16 @@
-"""Benchmarks (run by hand, never as timed tests), printed as three tables.
+"""Benchmarks (run by hand, never as timed tests), printed as five tables.
 
 1. Per launch game and player count (interpreter): random games per second, decisions per
    second, snapshot+restore pairs per second.
 2. Per launch game: time to load the game (`api.load_game`: YAML, rules, checks, compile),
-   cold (a fresh Python process: imports + load) and warm (again in this process); MCTS
-   iterations per second (agent `mcts`, default player count, along a random game); peak
+   cold (a fresh Python process: imports + load) and warm (again in this process); peak
    memory of a fresh process that loads the game and plays 20 random games (resident set,
    from `resource`); Python heap peaks (`tracemalloc`) of loading the game (in a process
    that loaded it before: the grammar is cached) and of playing 20 random games (above
    what was allocated before them).
+2b. Bots, default parameters, default player count: MCTS iterations per second and greedy
+   decisions per second, deciding along random games; for Giant King, the CPU time of a
+   whole 4-player game with four `mcts:iterations=100` seats.
 3. Per launch game: the cost of simulation's statistics: CPU time per game of
    `rulesvm simulate --agents random --jobs 1` (`analysis.simulate.play_one`, every metric of
    the default run) over the raw random playout of the same seeds (`api.play`), alternating
@@ -55,7 +57,8 @@ REFERENCES = {"giant_king": (giant_king, (4, 3)), "mach_struggle": (mach_struggl
 # Statement-by-statement translations of a game's rules script (see mach_struggle_literal.py):
 # they split the ratio into what the script's way of playing costs and what interpreting costs.
 LITERALS = {"mach_struggle": mach_struggle_literal, "giant_king": giant_king_literal}
-SECTIONS = ("playouts", "games", "simulate", "reference")
+SECTIONS = ("playouts", "games", "bots", "simulate", "reference")
+MCTS_ITERATIONS = 25     # per decision, when measuring MCTS iterations per second
 
 
 def game_paths(names: list[str] | None) -> list[str]:
@@ -156,9 +159,10 @@ def warm_load(path: str, repeats: int = 5) -> float:
     return statistics.median(times)
 
 
-def mcts_rate(game, players: int, seconds: float, iterations: int = 25) -> float:
-    """MCTS iterations per second, deciding at successive decisions of random games."""
-    agent = make_agent(f"mcts:iterations={iterations}", 1)
+def bot_rate(game, players: int, seconds: float, spec: str) -> float:
+    """Decisions per second of the agent `spec`, deciding at successive decisions (those with
+    more than one option) of random games."""
+    agent = make_agent(spec, 1)
     done = 0
     spent = 0.0
     seed = 0
@@ -173,10 +177,24 @@ def mcts_rate(game, players: int, seconds: float, iterations: int = 25) -> float
             t = time.perf_counter()
             agent.choose(SeatView(match, match.current_player))
             spent += time.perf_counter() - t
-            done += iterations
+            done += 1
         i, state = below(state, n)
         match.apply(i)
     return done / spent
+
+
+def bot_game_seconds(game, players: int, spec: str, seeds=range(3)) -> float:
+    """Median CPU seconds of a whole game with `spec` in every seat."""
+    times = []
+    for seed in seeds:
+        agents = api.make_agents({s: spec for s in range(players)}, seed)
+        match = api.new_game(game, players, seed)
+        t = time.process_time()
+        while not match.is_over:
+            seat = match.current_player
+            match.apply(agents[seat].choose(SeatView(match, seat)))
+        times.append(time.process_time() - t)
+    return statistics.median(times)
 
 
 # ---------------------------------------------------------------------- 3. against the references
@@ -289,17 +307,31 @@ def main() -> None:
         print()
 
     if "games" in sections:
-        print("Interpreter: loading (api.load_game), MCTS, memory")
-        print(f"{'game':<16}{'load cold s':>12}{'(imports s)':>12}{'load warm s':>12}{'MCTS it/s':>11}"
+        print("Interpreter: loading (api.load_game), memory")
+        print(f"{'game':<16}{'load cold s':>12}{'(imports s)':>12}{'load warm s':>12}"
               f"{'peak RSS MB':>13}{'load heap MB':>14}{'game heap KB':>14}")
         for path, game in games.items():
             cold = cold_process(path)
             warm = warm_load(path)
-            its = mcts_rate(game, game.model.players[2], min(args.seconds, 5.0))
             print(f"{game.model.id:<16}{cold['imports'] + cold['load']:>12.3f}{cold['imports']:>12.3f}"
-                  f"{warm:>12.3f}{its:>11.0f}{cold['rss_kib'] / 1024:>13.1f}{cold['load_heap'] / 2**20:>14.1f}"
+                  f"{warm:>12.3f}{cold['rss_kib'] / 1024:>13.1f}{cold['load_heap'] / 2**20:>14.1f}"
                   f"{cold['play_heap'] / 1024:>14.0f}",
                   flush=True)
+        print()
+
+    if "bots" in sections:
+        print("Bots (default parameters): MCTS iterations per second, greedy decisions per second, "
+              "along random games")
+        print(f"{'game':<16}{'players':>8}{'MCTS it/s':>11}{'greedy dec/s':>14}")
+        for path, game in games.items():
+            players = game.model.players[2]
+            its = bot_rate(game, players, min(args.seconds, 5.0), f"mcts:iterations={MCTS_ITERATIONS}") * MCTS_ITERATIONS
+            greedy = bot_rate(game, players, min(args.seconds, 5.0), "greedy")
+            print(f"{game.model.id:<16}{players:>8}{its:>11.0f}{greedy:>14.1f}", flush=True)
+            if game.model.id == "giant_king":
+                secs = bot_game_seconds(game, 4, "mcts:iterations=100")
+                print(f"  giant_king, 4 players, four mcts:iterations=100 seats: {secs:.1f} s CPU per game "
+                      "(median of seeds 0-2)", flush=True)
         print()
 
     if "simulate" in sections:

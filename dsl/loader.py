@@ -559,6 +559,11 @@ class GameLoader:
             layout=data.get("layout", {}), max_steps=data.get("max_steps", 1_000_000),
             sources=self.sources.texts, fingerprint=self.sources.fingerprint())
         model.hands = self.check_hands(data, marks, cards)
+        model.bots = dict(data.get("bots") or {})
+        if "playout" in model.bots and "evaluate" not in checker.funcs:
+            self.reporter.error("E310", "`bots: playout:` cuts MCTS playouts short for the game's `evaluate` to "
+                                "judge, but the rules declare no `evaluate`", marks.span(("bots", "playout")),
+                                hint="declare `func evaluate(p: player) -> int` in the rules, or remove `playout`")
         if self.reporter.has_errors:
             raise DiagnosticError(self.reporter.diagnostics)
         model.warnings = [d for d in self.reporter.diagnostics if not d.is_error]

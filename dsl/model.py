@@ -181,6 +181,7 @@ class GameModel:
     variant_specs: list = field(default_factory=list)      # the applied variants (for `rulesvm diff`)
     rules_ast: list = field(default_factory=list)          # the rules files after variants
     hands: dict | None = None   # {zone, size, unique, presets, seats}: cards players bring
+    bots: dict = field(default_factory=dict)   # {playout}: how the built-in bots play this game
 
     def vars_of(self, scope: str) -> list[VarDef]:
         return sorted((v for v in self.vars.values() if v.scope == scope), key=lambda v: v.index)

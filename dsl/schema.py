@@ -127,6 +127,15 @@ GAME_SCHEMA = {
         "layout": LAYOUT_SCHEMA,
         "max_steps": {"type": "integer", "minimum": 1000, "maximum": MAX_STEPS,
                       "description": f"the step limit of a rule that never asks a decision (1,000 to {MAX_STEPS:,})"},
+        "bots": {
+            "type": "object", "additionalProperties": False,
+            "description": "how the built-in bots play this game (docs/simulate.md)",
+            "properties": {
+                "playout": {"type": "integer", "minimum": 1, "maximum": 10000,
+                            "description": "MCTS playouts stop after this many decisions and the game's `evaluate` "
+                                           "judges the position (default: play to the end of the game)"},
+            },
+        },
         "hands": {
             "type": "object", "required": ["zone"], "additionalProperties": False,
             "description": "cards each player brings, chosen before the game (`rulesvm run --hand SEAT=FILE`)",

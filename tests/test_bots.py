@@ -139,3 +139,33 @@ def test_mcts_scores_higher_than_random_in_alien_attack():
                                   jobs=2))
     p = welch_p(*bot, *base)
     assert bot[0] > base[0] and p < 0.05, f"mcts mean score {bot[0]:.1f}, random {base[0]:.1f} (p = {p:.3f})"
+
+
+def test_mcts_playouts_are_as_long_as_the_game_file_says():
+    """Default playouts: the game file's `bots: playout:` (Mach Struggle's is 5: its
+    `evaluate` judges the cut position), to the end in a game without one (UFO); an explicit
+    `depth` always wins."""
+    from rulesvm.interpreter.agents.search import FULL_PLAYOUT, playout_depth
+    ms = api.new_game(load(MS), 2, 0)
+    ufo = api.new_game(load(os.path.join(ROOT, "games", "ufo_abduction.yaml")), 1, 0)
+    assert ms.program.model.bots == {"playout": 5} and ufo.program.model.bots == {}
+    assert playout_depth(None, ms) == 5 and playout_depth(None, ufo) == FULL_PLAYOUT
+    assert playout_depth(60, ms) == 60 == playout_depth(60, ufo)
+
+
+def test_sampler_draws_the_same_samples_as_one_sample_state_per_sample():
+    """A search agent reads the hidden places once per decision (Sampler) and samples many
+    times: the samples are those of sample_state, draw for draw."""
+    from rulesvm.interpreter.agents.determinize import Sampler
+    match = api.new_game(load(GK), 4, 3)
+    for i in range(6):
+        match.apply(i % len(match.legal_options))
+    seat = match.current_player
+    sampler = Sampler(match, seat)
+    state = 5
+    for _ in range(5):
+        a, next_a = sample_state(match, seat, state)
+        b, next_b = sampler.sample(state)
+        assert next_a == next_b
+        assert (a.zones, a.where, a.faceup, a.turn, a.cvars, a.rng) == (b.zones, b.where, b.faceup, b.turn, b.cvars, b.rng)
+        state = next_a

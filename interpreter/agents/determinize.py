@@ -38,47 +38,76 @@ def hidden_places(match, seat: int) -> list[tuple[int, int, bool]]:
     return places
 
 
+class Sampler:
+    """Samples of one match for one seat. What a sample keeps (the hidden places, what the
+    seat sees of each, the hidden cards by back) is read once here; each `sample` then only
+    copies the state and draws: a search agent samples the same position many times per
+    decision. The draws are the same, in the same order, as one `sample_state` per sample."""
+
+    def __init__(self, match, seat: int):
+        self.true = true = match.state
+        backs = match.program.card_backs
+        hidden = hidden_places(match, seat)
+        by_zone: dict = {}
+        for z, pos, shown in hidden:
+            by_zone.setdefault(z, []).append((pos, shown))
+        # Per zone (in order): its hidden places, whether each shows its back, and the backs
+        # of the places that do not (dealt among them by a shuffle).
+        self.zones = []
+        for z in sorted(by_zone):
+            spots = by_zone[z]
+            unseen = [pos for pos, shown in spots if not shown]
+            labels = sorted(backs[true.zones[z][pos]] for pos in unseen)
+            shown = {pos: backs[true.zones[z][pos]] for pos, seen in spots if seen}
+            self.zones.append((z, spots, unseen, labels, shown))
+        all_hidden = [true.zones[z][pos] for z, pos, _ in hidden]
+        self.cards = {}
+        for c in all_hidden:
+            self.cards.setdefault(backs[c], []).append(c)
+        for cards in self.cards.values():
+            cards.sort()                # canonical: not where they really are
+        # What the seat sees of each place stays: which way up its card lies, its turn, and
+        # the card variables of whatever card lies there.
+        self.place = {}
+        for z, pos, _ in hidden:
+            c = true.zones[z][pos]
+            self.place[(z, pos)] = (true.faceup[c], true.turn[c], [row[c] for row in true.cvars])
+
+    def sample(self, rng_state: int):
+        """A copy of the match's state with the hidden cards dealt again; returns (state, rng)."""
+        st = self.true.copy()
+        # 1. The back each hidden place will show: seen on the table, or drawn from its zone's counts.
+        groups: dict = {}
+        for z, spots, unseen, labels, shown in self.zones:
+            labels = labels[:]
+            rng_state = R.shuffle(labels, rng_state)
+            assigned = dict(zip(unseen, labels))
+            for pos, seen in spots:
+                groups.setdefault(shown[pos] if seen else assigned[pos], []).append((z, pos))
+        # 2. Deal the hidden cards with each back among the places showing that back.
+        zones, where, faceup, turn, cvars = st.zones, st.where, st.faceup, st.turn, st.cvars
+        place = self.place
+        for back in sorted(groups):
+            places = groups[back]
+            cards = self.cards[back][:]
+            rng_state = R.shuffle(cards, rng_state)
+            for k, zp in enumerate(places):
+                c = cards[k]
+                z, pos = zp
+                zones[z][pos] = c
+                where[c] = z
+                up, turned, saved = place[zp]
+                faceup[c] = up
+                # ...and sideways or not, but which end points where is unknown.
+                flip, rng_state = R.below(rng_state, 2)
+                turn[c] = (turned + 180 * flip) % 360 if not up else turned
+                for v, row in enumerate(cvars):
+                    row[c] = saved[v]
+        seed, rng_state = R.next_u64(rng_state)
+        st.rng = R.seed_state(seed)
+        return st, rng_state
+
+
 def sample_state(match, seat: int, rng_state: int):
     """A copy of the match's state with the hidden cards dealt again; returns (state, rng)."""
-    st = match.state.copy()
-    backs = match.program.card_backs
-    hidden = hidden_places(match, seat)
-    # 1. The back each hidden place will show: seen on the table, or drawn from its zone's counts.
-    by_zone: dict = {}
-    for z, pos, shown in hidden:
-        by_zone.setdefault(z, []).append((pos, shown))
-    groups: dict = {}
-    for z in sorted(by_zone):
-        spots = by_zone[z]
-        unseen = [pos for pos, shown in spots if not shown]
-        labels = sorted(backs[st.zones[z][pos]] for pos in unseen)
-        rng_state = R.shuffle(labels, rng_state)
-        assigned = dict(zip(unseen, labels))
-        for pos, shown in spots:
-            back = backs[st.zones[z][pos]] if shown else assigned[pos]
-            groups.setdefault(back, []).append((z, pos))
-    # 2. Deal the hidden cards with each back among the places showing that back.
-    true = match.state
-    all_hidden = [true.zones[z][pos] for z, pos, _ in hidden]
-    cvars = st.cvars
-    for back in sorted(groups):
-        places = groups[back]
-        cards = sorted(c for c in all_hidden if backs[c] == back)   # canonical: not where they really are
-        faces = [true.faceup[true.zones[z][pos]] for z, pos in places]
-        turns = [true.turn[true.zones[z][pos]] for z, pos in places]
-        saved = [[row[true.zones[z][pos]] for z, pos in places] for row in cvars]
-        rng_state = R.shuffle(cards, rng_state)
-        for k, (z, pos) in enumerate(places):
-            c = cards[k]
-            st.zones[z][pos] = c
-            st.where[c] = z
-            # What the seat sees of the place stays: the card lies the same way up...
-            st.faceup[c] = faces[k]
-            # ...and sideways or not, but which end points where is unknown.
-            flip, rng_state = R.below(rng_state, 2)
-            st.turn[c] = (turns[k] + 180 * flip) % 360 if not faces[k] else turns[k]
-            for v, row in enumerate(cvars):
-                row[c] = saved[v][k]
-    seed, rng_state = R.next_u64(rng_state)
-    st.rng = R.seed_state(seed)
-    return st, rng_state
+    return Sampler(match, seat).sample(rng_state)

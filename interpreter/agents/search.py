@@ -14,7 +14,11 @@ import time
 from .. import rng as R
 from ..errors import RulesRuntimeError
 from .base import Agent, register
-from .determinize import sample_state
+from .determinize import Sampler
+
+# MCTS playouts run to the end of the game (at most FULL_PLAYOUT decisions) unless the agent
+# is given a `depth` or the game file a `bots: playout:` (cut there, judged by `evaluate`).
+FULL_PLAYOUT = 400
 
 # Samples are plausible but not always possible deals; one that sends the rules into a long
 # run without decisions is abandoned after this many steps instead of the game's own limit.
@@ -45,6 +49,15 @@ def rewards(result: dict, n: int, scale: float = 100.0) -> list[float]:
     if winner is not None:
         return [1.0 if s == winner - 1 else 0.0 for s in range(n)]
     return out
+
+
+def playout_depth(depth: int | None, match) -> int:
+    """The longest playout: the agent's `depth` when given, else the game file's
+    `bots: playout:` (a length its designer found the game's `evaluate` judges well, with
+    evidence: docs/simulate.md), else FULL_PLAYOUT."""
+    if depth is not None:
+        return depth
+    return match.program.model.bots.get("playout", FULL_PLAYOUT)
 
 
 def random_rollout(m, rng_state: int, depth: int) -> tuple[int, int]:
@@ -106,11 +119,12 @@ class GreedyAgent(Agent):
         if len(options) == 1:
             return 0
         evaluate = match.program.evaluator()
+        sampler = Sampler(match, seat)
         best, best_value = [], -math.inf
         for i in range(len(options)):
             total = 0.0
             for _ in range(self.rollouts):
-                st, self.state = sample_state(match, seat, self.state)
+                st, self.state = sampler.sample(self.state)
                 m = match.with_state(st, max_steps=SAMPLE_MAX_STEPS)
                 try:
                     m.apply(i)
@@ -170,17 +184,18 @@ class MCTSAgent(Agent):
 
     Each iteration samples a state its seat could believe in, walks down one tree shared by
     all samples (children keyed by option label, UCB on visits and availability), adds one
-    node, plays randomly to the end (or `depth` moves, then the game's `evaluate`), and
-    backs the rewards up. The most visited legal option is played.
+    node, plays randomly to the end (or `depth` moves, then the game's `evaluate`; see
+    playout_depth for the default), and backs the rewards up. The most visited legal option is played.
     """
     name = "mcts"
 
-    def __init__(self, seed: int = 0, iterations: int = 200, c: float = 0.7, depth: int = 400,
+    def __init__(self, seed: int = 0, iterations: int = 200, c: float = 0.7, depth: int | None = None,
                  seconds: float = 0.0):
         self.state = R.seed_state(seed)
         self.iterations = iterations
         self.c = c
         self.depth = depth
+        self._playout = FULL_PLAYOUT        # for the decision being searched: playout_depth
         self.seconds = seconds
         self.scale = 10.0
         self.eval_scale = 1.0
@@ -200,12 +215,14 @@ class MCTSAgent(Agent):
         if len(labels) == 1:
             return 0
         root = _Node(seat)
+        sampler = Sampler(match, seat)
+        self._playout = playout_depth(self.depth, match)
         deadline = time.perf_counter() + self.seconds if self.seconds else None
         it = 0
         while (deadline is None and it < self.iterations) or (deadline is not None and time.perf_counter() < deadline):
             it += 1
             try:
-                self._iterate(match, seat, root)
+                self._iterate(match, sampler, root)
             except RulesRuntimeError:
                 pass            # a sample the rules cannot play on (an impossible deal): skip it
         best = max((root.children.get(lbl) for lbl in labels if lbl in root.children),
@@ -217,8 +234,8 @@ class MCTSAgent(Agent):
                 return i
         return 0
 
-    def _iterate(self, match, seat: int, root: _Node) -> None:
-        st, self.state = sample_state(match, seat, self.state)
+    def _iterate(self, match, sampler: Sampler, root: _Node) -> None:
+        st, self.state = sampler.sample(self.state)
         m = match.with_state(st, max_steps=SAMPLE_MAX_STEPS)
         node = root
         path = []
@@ -253,7 +270,7 @@ class MCTSAgent(Agent):
             node = node.children[labels[best]]
             m.apply(best)
             path.append(node)
-        _, self.state = random_rollout(m, self.state, self.depth)
+        _, self.state = random_rollout(m, self.state, self._playout)
         if m.is_over and m.players == 1:
             s = (m.result.get("scores") or {}).get("1")
             if isinstance(s, (int, float)) and abs(s) > self.scale:
@@ -281,5 +298,6 @@ register("greedy", GreedyAgent, "one step of look-ahead in a sample of the game,
 register("mcts", MCTSAgent, "information-set Monte Carlo tree search over samples of what its seat may know",
          {"iterations": (int, "search iterations per decision (default 200)"),
           "c": (float, "exploration constant (default 0.7)"),
-          "depth": (int, "longest playout, in decisions (default 400)"),
+          "depth": (int, "longest playout, in decisions (default: the game file's `bots: playout:`, judged by "
+                    f"the game's `evaluate`; else {FULL_PLAYOUT})"),
           "seconds": (float, "think for this long instead of a number of iterations (not reproducible)")})
