@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import os
 from urllib.parse import urlsplit
 
@@ -32,6 +33,8 @@ from starlette.websockets import WebSocket
 from .replay import ReplayBook
 from .table import Rejected, Table
 from .views import EVERYONE
+
+LOG = logging.getLogger("rulesvm.web")
 
 STATIC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "static")
 MAX_MESSAGE = 4096          # bytes: a page only ever sends an option number and a serial
@@ -202,7 +205,11 @@ async def _serve_seat(websocket: WebSocket, table: Table | None) -> None:
                     await websocket.send_json(table.state(s, listener))
         except asyncio.CancelledError:
             raise
-        except Exception:           # the page is gone (or a bug): end this connection, not the table
+        except Exception as exc:    # the page is gone (or a bug): end this connection, not the table
+            # One line, no traceback: a page that vanished mid-send is ordinary, but the
+            # reason must be visible when it is not (a flaky test showed a 1011 once).
+            LOG.warning("seat %d: sending to its page failed (%s: %s); closing it with 1011",
+                        s + 1, type(exc).__name__, exc)
             with contextlib.suppress(Exception):
                 await websocket.close(code=1011)
 
