@@ -21,7 +21,7 @@ from . import errors as E
 from .builtins import card_property, compile_primitive
 from .errors import MAX_CALL_DEPTH
 from .format import formatter
-from .limits import (HEAVY_CALL, bounded_join, bounded_range, bounded_text, charge, charge_count, charge_long, checked_int, equal,
+from .limits import (HEAVY_CALL, bounded_join, bounded_range, charge, charge_count, charge_long, checked_int, equal,
                      grows, joined, may_double, nests, sized, zone_chain)
 from .runtime import BREAK, CONTINUE, Return, as_rules_error, list_item, zone_item
 
@@ -265,7 +265,7 @@ class ClosureBackend:
             for fn, x in parts:
                 out.append(x if fn is None else x(fn(rt, L), rt))
             text = "".join(out)
-            return bounded_text(rt, text, span) if growing else text
+            return joined(rt, text, span) if growing else text
         return string
 
     def _name(self, e: A.Name):

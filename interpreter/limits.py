@@ -143,18 +143,6 @@ def bounded_range(rt, a: int, b: int, span) -> tuple:
     return tuple(range(a, b + 1))
 
 
-def bounded_text(rt, text: str, span) -> str:
-    """A text built by interpolation, refused past MAX_ITEMS characters (`s = "{s}{s}"` in a
-    loop doubles it each round: it must stop long before it exhausts memory), charged its
-    length as work from FREE_WALK characters on (a shorter one costs no more than a literal)."""
-    n = len(text)
-    if n >= FREE_WALK:
-        if n > MAX_ITEMS:
-            raise too_long(n, span)
-        charge_count(rt, n, span)
-    return text
-
-
 def grows(t) -> bool:
     """Can a value of static type t be of any length (a text, a list...)? A card, a player,
     a number or a truth value always reads short."""
@@ -177,9 +165,11 @@ def bounded_join(rt, a, b, span, nested: bool = False):
 
 
 def joined(rt, v, span):
-    """A text or list just built by `+` (or of a chain of zones), whose items are not lists:
-    refused past MAX_ITEMS, charged its length from FREE_WALK on, as bounded_join. Shorter
-    ones cost no more than a literal; generated code tests their length inline."""
+    """A text or list just built, whose items are not lists: by `+`, of a chain of zones, or
+    by interpolation (`s = "{s}{s}"` in a loop doubles a text each round: it must stop long
+    before it exhausts memory). Refused past MAX_ITEMS, charged its length from FREE_WALK
+    on, as bounded_join; a shorter one costs no more than a literal (generated code tests
+    the length inline where it can)."""
     n = len(v)
     if n >= FREE_WALK:
         if n > MAX_ITEMS:
@@ -302,6 +292,6 @@ def written_text(budget: list, text: str) -> str:
 
 __all__ = ["MAX_INT", "MIN_INT", "MAX_WRITTEN", "FREE_RANGE", "FREE_WALK", "HEAVY_CALL", "MAX_CALL_DEPTH",
            "charge", "charge_long", "charge_count", "equal", "checked_int", "overflow", "written_size", "sized", "bounded_range",
-           "bounded_text", "bounded_join", "joined", "joined_text", "bounded_pieces", "bounded_count", "grows", "short",
+           "bounded_join", "joined", "joined_text", "bounded_pieces", "bounded_count", "grows", "short",
            "may_be_list", "nests", "may_double", "zone_chain", "checked_written", "spend", "written_text",
            "too_deep"]

@@ -21,7 +21,7 @@ from rulesvm.dsl.types import ANY, CARD, INT, PLAYER, ZONE
 from . import errors as E
 from .builtins import INLINE
 from .format import formatter
-from .limits import (FREE_RANGE, FREE_WALK, HEAVY_CALL, MAX_INT, MIN_INT, bounded_join, bounded_range, bounded_text,
+from .limits import (FREE_RANGE, FREE_WALK, HEAVY_CALL, MAX_INT, MIN_INT, bounded_join, bounded_range,
                      charge, charge_count, charge_long, checked_int, equal, grows, joined, may_double, nests, overflow,
                      sized, zone_chain)
 from .namespace import Unsupported
@@ -273,9 +273,7 @@ class PyGen(StatementWriter):
         if len(parts) == 1 and not growing:
             return parts[0] if parts[0].startswith(("'", '"')) else f"str({parts[0]})"
         text = "(" + " + ".join(parts) + ")" if len(parts) > 1 else f"str({parts[0]})"
-        if growing:
-            return f"{self.name(bounded_text, 'f')}(rt, {text}, {self.name(e.span, 'S')})"
-        return text
+        return self._joined(text, e.span) if growing else text
 
     def seq(self, e) -> str:
         """e as a sequence: a zone reads as a snapshot tuple of its cards."""
