@@ -6,12 +6,14 @@ test, diff, schema, fmt), `cli.simulation` (simulate, compare, agents), `cli.ser
 web table); `cli.common` holds what they share. This module only assembles the app.
 
 Exit codes: 0 success, 1 game or validation errors (including a rules error while
-playing), 2 usage errors (bad options or arguments), 130 stopped by Ctrl-C (143: `simulate`
-or `compare` stopped by SIGTERM, see cli/simulation.py).
+playing), 2 usage errors (bad options or arguments), 130 stopped by Ctrl-C, 143 stopped by
+SIGTERM (which every command takes as Ctrl-C: logs are closed with their checksum,
+`simulate` summarises the games finished, see cli/simulation.py).
 """
 
 from __future__ import annotations
 
+import signal
 import sys
 
 import typer
@@ -47,11 +49,25 @@ app.command()(serve)
 
 
 def main() -> None:
+    stop = {"signal": None}
+
+    def on_sigterm(signum, frame):
+        # SIGTERM (kill, a service manager, a CI timeout) stops any command as Ctrl-C does, so
+        # what it was writing is finished properly (a log gets its checksum). `simulate` and
+        # `serve` put their own handlers in place while they run.
+        if stop["signal"] is None:
+            stop["signal"] = "SIGTERM"
+            raise KeyboardInterrupt
+    signal.signal(signal.SIGTERM, on_sigterm)
     try:
         app()
     except KeyboardInterrupt:
         sys.stderr.write("interrupted\n")
-        sys.exit(130)
+        sys.exit(143 if stop["signal"] else 130)
+    except SystemExit as exc:
+        if stop["signal"] and not exc.code:
+            sys.exit(143)           # a game stopped at its prompt ends normally, but was killed
+        raise
 
 
 if __name__ == "__main__":

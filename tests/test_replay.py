@@ -279,3 +279,24 @@ def test_a_table_stopped_by_sigterm_closes_its_log_with_the_checksum(tmp_path):
     assert json.loads(log.read_text().splitlines()[-1])["type"] == "checksum"
     p = rulesvm("replay", str(log), "--quiet")
     assert p.returncode == 0 and "E057" not in p.stderr, p.stderr
+
+
+def test_a_game_stopped_by_sigterm_still_writes_a_log_that_replays(tmp_path):
+    """SIGTERM (kill, a service manager) stops `run` as Ctrl-C does: exit 143, and the log up
+    to then is closed with its checksum, so `replay` accepts it."""
+    import signal
+    log = tmp_path / "game.jsonl"
+    proc = subprocess.Popen([sys.executable, "-m", "rulesvm.cli.main", "run", GK, "--human", "1", "--log", str(log)],
+                            cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    seen = b""
+    while b"choose" not in seen:          # the first question's prompt: the game waits for the human
+        chunk = os.read(proc.stdout.fileno(), 4096)
+        assert chunk, "the game ended before its first question"
+        seen += chunk
+    proc.send_signal(signal.SIGTERM)
+    proc.communicate(timeout=60)
+    assert proc.returncode == 143
+    records = [json.loads(line) for line in log.read_text().splitlines()]
+    assert records[-1]["type"] == "checksum"
+    replayed = rulesvm("replay", str(log))
+    assert replayed.returncode == 0, replayed.stderr
