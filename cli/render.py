@@ -236,6 +236,10 @@ class Screen:
         p = info["players"]
         o.print(f"Players: {p['min']}" + (f"-{p['max']}" if p["max"] != p["min"] else "") +
                 f" (default {p['default']})")
+        bots = info["bots"]
+        o.print("Bots: " + ("the rules' `evaluate` judges positions" if bots["evaluate"] else "no `evaluate`") +
+                (f"; MCTS playouts stop after {bots['playout']} decisions" if "playout" in bots else
+                 "; MCTS playouts run to the end"))
         if info["options"]:
             t = Table(title="Options")
             for col in ("name", "type", "default", "allowed", "description"):

@@ -312,6 +312,7 @@ def game_info(game: Game) -> dict:
         "zones": zones,
         "cards": {"total": m.card_count, "entries": len(m.cards), "by_kind": kinds},
         "kinds": {k.name: {f.name: str(f.type) for f in k.fields.values()} for k in m.kinds.values()},
+        "bots": {"evaluate": game.program.evaluator() is not None, **m.bots},
     }
 
 

@@ -145,6 +145,13 @@ def test_info_json_has_the_documented_keys():
     assert data["players"] == {"min": 3, "max": 4, "default": 4}
     assert {o["name"] for o in data["options"]} >= {"laps"}
     assert data["cards"]["total"] == 60
+    assert data["bots"] == {"evaluate": True, "playout": 10}     # the game file's `bots:`, and its judge
+
+
+def test_info_says_how_the_bots_play_the_game():
+    assert "MCTS playouts stop after 10 decisions" in rulesvm("info", GK).stdout
+    ufo = rulesvm("info", os.path.join(ROOT, "games", "ufo_abduction.yaml")).stdout
+    assert "Bots: no `evaluate`; MCTS playouts run to the end" in ufo
 
 
 def test_broken_game_file_exits_1_with_diagnostics():
