@@ -16,11 +16,19 @@ protocols, with the bounds uvicorn leaves out. `cli/serve.py` runs uvicorn with 
   for that page to read everything first, and hold its place in the limit forever). And a close
   frame (e.g. 4408 for a page whose messages piled up, see server.py) is queued even while the
   page is not reading: a page that catches up reads why it was dropped.
+- **A page's kernel send buffer is SEND_BUFFER bytes**, not the megabytes Linux grows it to
+  on its own: what a page leaves unread stays small (200 pages cannot pin a gigabyte of
+  kernel memory), and a page that stops reading makes its messages pile up in the table
+  within a few hundred kilobytes, where it is dropped with 4408 (server.py) long before the
+  server's keepalive pings (20 s, then 20 s more, unanswered by a page that does not read)
+  would close it with 1011 and no reason.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import socket
 
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
@@ -28,6 +36,7 @@ from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIO
 
 REQUEST_TIMEOUT = 10.0      # seconds for a whole request (line, headers, body) to arrive
 WRITE_TIMEOUT = 20.0        # seconds a page may leave unread what waits for it, past the high-water mark
+SEND_BUFFER = 64 * 1024     # bytes of a page's kernel send buffer (Linux doubles it for its bookkeeping)
 _ARRIVING = (h11.IDLE, h11.SEND_BODY)       # the client's states while a request is still on its way
 
 
@@ -95,6 +104,13 @@ class TableWebSocket(WebSocketsSansIOProtocol):
 
     write_timeout = WRITE_TIMEOUT
     _stalled: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport) -> None:
+        sock = transport.get_extra_info("socket")
+        if sock is not None:
+            with contextlib.suppress(OSError):          # a platform that refuses: its default stands
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SEND_BUFFER)
+        super().connection_made(transport)
 
     def pause_writing(self) -> None:
         super().pause_writing()
