@@ -355,3 +355,17 @@ def test_chunks_in_flight_never_pass_the_window():
         handed.append(fut.result())
     assert handed == list(range(1000))
     assert most[0] == 8
+
+
+def test_an_interrupt_during_a_submit_waits_for_the_submit_to_finish():
+    """Ctrl-C landing inside the pool's books (a submit) is raised right after, not inside."""
+    from rulesvm.analysis.simulate import _HeldInterrupts
+    reached = []
+    with pytest.raises(KeyboardInterrupt):
+        with _HeldInterrupts() as held:
+            with held.holding():
+                os.kill(os.getpid(), signal.SIGINT)
+                time.sleep(0.05)                 # the handler has run by now: it only noted the signal
+                reached.append("the rest of the submit")
+    assert reached == ["the rest of the submit"]
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler    # handlers given back
