@@ -141,7 +141,11 @@ class Table:
                 [sys.executable, "-m", "rulesvm.cli.main", "serve", os.path.join(ROOT, "games", "mach_struggle.yaml"),
                  "--variant", "long_race", "--bots", "1", "--bot-delay", "0", "--seed", "3", "--port", "0",
                  "--no-browser"],
-                cwd=ROOT, stdout=out, stderr=err, start_new_session=True)
+                cwd=ROOT, stdout=out, stderr=err, start_new_session=True,
+                # Ctrl-C's default action, even when this runner was started in the background
+                # (`&` ignores SIGINT, and an ignored signal stays ignored across exec): stop()
+                # sends it, as a person at the terminal would.
+                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
         deadline = time.monotonic() + HANG
         urls = []
         while len(urls) < 2:
