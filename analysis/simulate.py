@@ -410,11 +410,10 @@ def _pool_chunks(config, chunks, jobs: int, ctx):
                 return
             yield chunk
 
-    with _pool(jobs, ctx) as pool, _HeldInterrupts() as held:
+    with _pool(jobs, ctx) as pool:
         def submit(chunk):
             try:
-                with held.holding():
-                    return pool.submit(run_chunk, config, *chunk)
+                return pool.submit(run_chunk, config, *chunk)
             except BrokenProcessPool as exc:
                 failed: Future = Future()
                 failed.set_exception(exc)
@@ -432,53 +431,6 @@ def _pool_chunks(config, chunks, jobs: int, ctx):
                 yield lost_chunk(config, *chunk)
     if suspects:
         yield from _pool_chunks(config, chunks, jobs, ctx)
-
-
-class _HeldInterrupts:
-    """Ctrl-C and SIGTERM held back while the pool's books change: an interrupt in the middle
-    of `ProcessPoolExecutor.submit` (between recording a work item and queueing its id) leaves
-    the pool's manager thread waiting for it forever, so stopping the pool hangs. Chunks are
-    submitted while the games run (see in_flight), so a signal can land there. Entered around
-    the pool, it takes over the signals' Python handlers (in the main thread only: elsewhere
-    no signal handler runs); `with held.holding():` around each submit hands a signal that
-    arrived inside to the handler it was meant for (raising KeyboardInterrupt) as soon as the
-    submit is done."""
-
-    def __init__(self):
-        self.previous: dict = {}
-        self.active = False
-        self.arrived: list = []
-
-    def __enter__(self):
-        if threading.current_thread() is threading.main_thread():
-            for signum in (signal.SIGINT, signal.SIGTERM):
-                handler = signal.getsignal(signum)
-                if callable(handler):
-                    self.previous[signum] = handler
-                    signal.signal(signum, self._arrive)
-        return self
-
-    def __exit__(self, *exc) -> None:
-        for signum, handler in self.previous.items():
-            signal.signal(signum, handler)
-
-    def _arrive(self, signum, frame) -> None:
-        if self.active:
-            self.arrived.append(signum)
-        else:
-            self.previous[signum](signum, frame)
-
-    @contextlib.contextmanager
-    def holding(self):
-        self.active = True
-        try:
-            yield
-        finally:
-            self.active = False
-            if self.arrived:
-                signum = self.arrived[0]
-                self.arrived.clear()
-                self.previous[signum](signum, None)
 
 
 @contextlib.contextmanager

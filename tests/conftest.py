@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import glob
 import os
+import signal
 
 import pytest
 
@@ -15,6 +16,14 @@ collect_ignore_glob = ["scenarios/*", "corpus/*"]
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GAMES_DIR = os.path.join(ROOT, "games")
+
+
+def ctrl_c_as_at_a_terminal() -> None:
+    """For a child process a test sends Ctrl-C (`preexec_fn`): SIGINT's default action,
+    whatever this runner inherited. A shell starts a command put in the background (`&`)
+    with SIGINT ignored, and an ignored signal stays ignored across exec, so the child would
+    never see the Ctrl-C."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def game_files() -> list[str]:

@@ -15,7 +15,7 @@ import pytest
 from rulesvm.analysis.simulate import SimConfig, simulate
 from rulesvm.analysis.stats import binomial_tail, two_proportion_p, welch_p, wilson
 
-from .conftest import ROOT
+from .conftest import ROOT, ctrl_c_as_at_a_terminal
 from .test_cli import rulesvm
 
 GK = os.path.join(ROOT, "games", "giant_king.yaml")
@@ -252,13 +252,6 @@ def _still_running(process: tuple) -> bool:
     return fields[19] == process[1] and fields[0] != "Z"
 
 
-def _ctrl_c_as_at_a_terminal() -> None:
-    """In the child: Ctrl-C's default action, whatever this test runner inherited (a shell
-    starts a command put in the background with `&` ignoring SIGINT, and an ignored signal
-    stays ignored across exec, so the command would never see the Ctrl-C the test sends)."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
 @pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="reads the process table from /proc (Linux)")
 @pytest.mark.parametrize("command,how,code", [
     ("simulate", "SIGTERM", 143),       # kill PID, a service manager, a CI timeout: the parent alone
@@ -271,7 +264,7 @@ def test_a_signal_stops_the_workers_and_the_finished_games_are_summarised(comman
     args = ["--variant", "three_laps"] if command == "compare" else []
     p = subprocess.Popen([sys.executable, "-m", "rulesvm.cli.main", command, GK, *args, "-n", "100000", "--jobs", "2",
                           "--json", "--quiet"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                         start_new_session=True, preexec_fn=_ctrl_c_as_at_a_terminal)
+                         start_new_session=True, preexec_fn=ctrl_c_as_at_a_terminal)
     try:
         # Wait until both workers have played for a while (CPU time, not wall time: the
         # machine may be busy), so that games have finished; the deadline only guards a hang.
@@ -363,24 +356,3 @@ def test_chunks_in_flight_never_pass_the_window():
     assert handed == list(range(1000))
     assert most[0] == 8
 
-
-def test_an_interrupt_during_a_submit_waits_for_the_submit_to_finish():
-    """Ctrl-C landing inside the pool's books (a submit) is raised right after, not inside."""
-    from rulesvm.analysis.simulate import _HeldInterrupts
-    reached = []
-    inherited = signal.signal(signal.SIGINT, signal.default_int_handler)     # as at a terminal (see above)
-    try:
-        _interrupt_inside_a_submit(_HeldInterrupts, reached)
-    finally:
-        signal.signal(signal.SIGINT, inherited)
-    assert reached == ["the rest of the submit"]
-
-
-def _interrupt_inside_a_submit(_HeldInterrupts, reached: list) -> None:
-    with pytest.raises(KeyboardInterrupt):
-        with _HeldInterrupts() as held:
-            with held.holding():
-                os.kill(os.getpid(), signal.SIGINT)
-                time.sleep(0.05)                 # the handler has run by now: it only noted the signal
-                reached.append("the rest of the submit")
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler    # handlers given back

@@ -32,7 +32,7 @@ from rulesvm.web.connections import TableHTTP, TableWebSocket
 from rulesvm.web.server import CLOSE_TOO_SLOW, MAX_MESSAGE, create_app
 from rulesvm.web.table import Table as WebTable
 
-from .conftest import ROOT
+from .conftest import ROOT, ctrl_c_as_at_a_terminal
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads the server's memory from /proc")
 
@@ -142,10 +142,7 @@ class Table:
                  "--variant", "long_race", "--bots", "1", "--bot-delay", "0", "--seed", "3", "--port", "0",
                  "--no-browser"],
                 cwd=ROOT, stdout=out, stderr=err, start_new_session=True,
-                # Ctrl-C's default action, even when this runner was started in the background
-                # (`&` ignores SIGINT, and an ignored signal stays ignored across exec): stop()
-                # sends it, as a person at the terminal would.
-                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+                preexec_fn=ctrl_c_as_at_a_terminal)     # stop() sends Ctrl-C
         deadline = time.monotonic() + HANG
         urls = []
         while len(urls) < 2:
