@@ -96,7 +96,7 @@ def test_variant_for_another_game():
 
 
 def test_unknown_variant_name():
-    with pytest.raises(VariantNotFound, match="variants: rewards_for_all, three_laps"):
+    with pytest.raises(VariantNotFound, match="variants: four_card_two_pair, rewards_for_all, three_laps"):
         api.load_game(GK_PATH, variants=["four_laps"])
     p = rulesvm("run", GK, "--variant", "four_laps")
     assert p.returncode == 2 and "unknown variant `four_laps`" in p.stderr
@@ -106,7 +106,7 @@ def test_cli_run_info_diff_validate_with_variants(tmp_path):
     run = rulesvm("run", GK, "--variant", "three_laps", "--seed", "1", "--json", "--quiet")
     assert run.returncode == 0 and json.loads(run.stdout)["options"]["laps"] == 3
     info = json.loads(rulesvm("info", GK, "--json").stdout)
-    assert {v["name"] for v in info["variants"]} == {"three_laps", "rewards_for_all"}
+    assert {v["name"] for v in info["variants"]} == {"three_laps", "rewards_for_all", "four_card_two_pair"}
     assert all(v["description"] for v in info["variants"])
     d = rulesvm("diff", GK, "--variant", "tests/variants/everything.yaml")
     assert d.returncode == 0
