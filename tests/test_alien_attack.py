@@ -70,12 +70,13 @@ def test_random_games_of_each_variant(variant):
 
 def test_card_data_uses_known_icons():
     paths = [AA] + [os.path.join(ROOT, "games", "alien_attack", "variants", f"{v}.yaml")
-                    for v in ("mobile_shield", "space_mine")]
+                    for v in ("mobile_shield", "space_mine", "fortress", "tank", "racer")]
     for path in paths:
         with open(path, encoding="utf-8") as fh:
             data = yaml.safe_load(fh)
         cards = data.get("cards")
-        entries = cards if isinstance(cards, list) else (cards or {}).get("add", [])
+        entries = cards if isinstance(cards, list) else \
+            (cards or {}).get("add", []) + (cards or {}).get("replace", [])
         assert entries
         for card in entries:
             faces = [card] + list((card.get("faces") or {}).values())
