@@ -134,3 +134,45 @@ def test_info_lists_the_variants():
     names = sorted(v["name"] for v in info["variants"])
     assert names == sorted(SOLO_VARIANTS + TWO_PLAYER_VARIANTS)
     assert all(v.get("description") for v in info["variants"])
+
+
+def _visible_ids(obs) -> set:
+    """The ids of every card the observation shows face (any zone, any depth)."""
+    found = set()
+
+    def walk(x):
+        if isinstance(x, dict):
+            if "id" in x and "kind" in x:
+                found.add(x["id"])
+            for v in x.values():
+                walk(v)
+        elif isinstance(x, list):
+            for v in x:
+                walk(v)
+    walk(obs["zones"])
+    return found
+
+
+def check_enemy_deck_top_is_public(path: str) -> None:
+    """The enemy deck lies face up (各カードが表向きで): the player sees its top card, as it lies,
+    and none of the cards under it."""
+    game = load(path)
+    for seed in range(5):
+        match = api.new_game(game, 1, seed)
+        state = seed_state(seed)
+        for _ in range(12):
+            if match.is_over:
+                break
+            full = match.observation(-1)["zones"]
+            pile = [c["id"] for c in full["deck"].get("cards", [])] + \
+                   [c["id"] for c in full.get("deck_top", {}).get("cards", [])]
+            seen = _visible_ids(match.observation(0))
+            if pile:
+                assert pile[-1] in seen, (seed, pile)
+                assert not set(pile[:-1]) & seen, (seed, pile)
+            i, state = below(state, len(match.legal_options))
+            match.apply(i)
+
+
+def test_the_top_of_the_enemy_deck_is_public():
+    check_enemy_deck_top_is_public(AA)
