@@ -90,7 +90,7 @@ def run(
             log_writer(record)
         if record["type"] == "decision" and verbose:
             screen.decision_echo(record, viewer)
-        elif record["type"] in ("log", "start"):
+        elif record["type"] in ("log", "reveal", "start"):
             screen.event(record, viewer)
     if save:
         sink = saves.MoveRecorder(sink)         # a save records every answer since the start
@@ -159,7 +159,7 @@ def resume(
     """
     screen = Screen(log_to_stderr=as_json, quiet=quiet)
     any_undo = undo_any(screen, undo)
-    sink = lambda record: screen.event(record) if record["type"] == "log" else None
+    sink = lambda record: screen.event(record) if record["type"] in ("log", "reveal") else None
     warnings: list = []
     try:
         g, match, data = saves.load_saved(save_file, sink, allow_edited=allow_edited, warnings=warnings)
@@ -255,7 +255,7 @@ def replay(
             writer(record)
         if record["type"] in ("decision", "forced"):
             screen.decision_echo(record, viewer if viewer is not None else {record["player"]})
-        elif record["type"] in ("log", "start", "undo"):
+        elif record["type"] in ("log", "reveal", "start", "undo"):
             screen.event(record, viewer)
     try:
         match = logs.replay(logged, g, to, sink)

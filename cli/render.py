@@ -86,6 +86,11 @@ class Screen:
                 return
             prefix = f"(to Player {to}) " if to is not None else ""
             self.log_console.print(Text(prefix + record["text"]))
+        elif kind == "reveal":
+            to = record.get("to")
+            if to is not None and viewer is not None and not viewer & set(to):
+                return
+            self.log_console.print(Text(record["text"]))
         elif kind == "start":
             self.log_console.print(Text(f"{record['game']}: {record['players']} players, seed {record['seed']}",
                                         style="bold"))
@@ -328,7 +333,20 @@ def board_text(obs: dict, seat: int) -> str:
     gv = [f"{k}={_var_text(v)}" for k, v in obs["vars"].items() if _interesting(v)]
     if gv:
         lines.append("  " + ", ".join(gv))
+    known = obs.get("known")
+    if known:
+        lines.append("== You know (not in sight) ==")
+        for card in known:
+            at = f", {_nth(card['from_top'])} from the top" if "from_top" in card else ""
+            lines.append(f"  {card['name']}: in {card['zone']}{at}")
     return "\n".join(lines)
+
+
+def _nth(k: int) -> str:
+    """0 -> "1st" (the top card), 1 -> "2nd"..."""
+    n = k + 1
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
 
 
 def full_state_text(obs: dict) -> str:

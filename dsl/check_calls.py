@@ -9,11 +9,13 @@ from __future__ import annotations
 from . import ast as A
 from .check_support import ANY_LIST, a_, zone_args
 from .diagnostics import did_you_mean, listing
-from .primitives import CARDLIKE, PRIMITIVES
-from .types import (ANY, CARD, CARDS, INT, NONE, PLAYER, VOID, ZONE, Type, assignable, substitute,
+from .primitives import CARDLIKE, PLAYERLIKE, PRIMITIVES
+from .types import (ANY, CARD, CARDS, INT, NONE, PLAYER, PLAYERS, VOID, ZONE, Type, assignable, substitute,
                     unify)
 
 _KIND_WORD = {"proc": "procedure", "phase": "phase"}
+# How an error names what a parameter taking several shapes accepts.
+LIKE_WORDS = {CARDLIKE: "a card, a list of cards or a zone", PLAYERLIKE: "a player or a list of players"}
 
 
 class CallChecks:
@@ -149,11 +151,13 @@ class CallChecks:
                 self._check_named(a, p.names)
             if p.type == CARDLIKE:
                 ok = t in (CARD, ZONE, ANY, NONE) or (t.name == "list" and assignable(t, CARDS))
+            elif p.type == PLAYERLIKE:
+                ok = t in (PLAYER, ANY, NONE) or (t.name == "list" and assignable(t, PLAYERS))
             else:
                 ok = unify(p.type, t, binding)
             if not ok:
                 self.r.error("E303", f"argument `{p.name}` of `{prim.name}` should be "
-                             f"{'a card, a list of cards or a zone' if p.type == CARDLIKE else substitute(p.type, binding)}"
+                             f"{LIKE_WORDS[p.type] if p.type in LIKE_WORDS else substitute(p.type, binding)}"
                              f", found {t}", a.span)
         self.res.calls[e] = ("prim", prim.name, tuple(slots))
         return substitute(prim.returns, binding)

@@ -101,6 +101,8 @@ def _show_default(value) -> str:
 
 # A "cards" parameter takes one card, a list of cards, or a zone (all its cards).
 CARDLIKE = Type("cards")
+# A "players" parameter takes one player or a list of players.
+PLAYERLIKE = Type("players")
 
 P = PParam
 LIST_T = list_of(T)
@@ -238,6 +240,11 @@ _ALL = [
     Primitive("log", (P("message", TEXT), P("to", PLAYER, None, "only this player sees the line")), VOID, "action",
               "Write a line to the game log (everyone sees it unless `to:` names a player).",
               "log(\"{p} plays {c}\")"),
+    Primitive("reveal", (P("cards", CARDLIKE), P("to", PLAYERLIKE, None, "a player or a list of players; none: everyone")),
+              VOID, "action",
+              "Show cards to some players (or to everyone): from now on they know each card where it lies, "
+              "until it moves where they cannot follow it (see What a seat knows).",
+              "reveal(hand(opponent), to: p)"),
     Primitive("end_game", (P("ranking", list_of(ANY), None, "players best first; a list of players for a tie"),
                            P("scores", INTS, None, "one score per player, in seat order"),
                            P("winner", PLAYER, None), P("outcome", TEXT, None, "e.g. \"win\", \"loss\"")),

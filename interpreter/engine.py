@@ -12,6 +12,7 @@ Events (log lines, moves, decisions) go to an optional sink, never into the stat
 
 from __future__ import annotations
 
+from . import knowledge as K
 from . import rng as R
 from .errors import IllegalMove, RulesRuntimeError
 from .observation import decision_for, observe
@@ -69,6 +70,7 @@ class Match:
         st.where = [prog.zone_index("box")] * ncards
         st.faceup = [False] * ncards
         st.turn = [0] * ncards
+        st.known = [0] * ncards         # the box: nobody knows where anything is yet
         st.gvars = [None] * len(prog.var_names["global"])
         st.pvars = [[None] * self.players for _ in prog.var_names["player"]]
         st.cvars = [[None] * ncards for _ in prog.var_names["card"]]
@@ -113,6 +115,7 @@ class Match:
                 st.zones[st.where[card]].remove(card)
                 st.zones[zone].append(card)
                 st.where[card] = zone
+                K.seen(prog, st, (card,))
         return hands
 
     def _init_vars(self) -> None:
@@ -267,6 +270,7 @@ class Match:
             st.faceup[c] = up
         for c, deg in (turns or {}).items():
             st.turn[c] = deg % 360
+        K.seen(prog, st, cards + leftover)
         family = prog.compact_family[zone]
         if family is not None:
             self.rt.compact(*family)

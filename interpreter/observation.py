@@ -3,7 +3,8 @@
 An observation is plain JSON-able data built from the zone and variable declarations:
 hidden zones show only their size; a zone visible to its owner shows its cards to that
 owner and only a count to the others; face-down cards show as backs unless the zone lets
-this seat see them; per-player variables declared `visible(owner)` appear only for their
+this seat see them; the cards the seat knows but does not see (knowledge.py) are listed
+under `known`, with where each lies; per-player variables declared `visible(owner)` appear only for their
 owner; a secret decision shows that it is being made, not its options. Agents and the
 terminal and web front ends read only this, so they cannot learn what a seat may not know.
 """
@@ -13,6 +14,7 @@ from __future__ import annotations
 from rulesvm.dsl.types import ANY, CARD, PLAYER, ZONE
 
 from .errors import RulesRuntimeError
+from .knowledge import known_unseen, knows
 from .limits import MAX_WRITTEN, spend, written_text
 
 
@@ -30,7 +32,7 @@ def _value(v, t, prog, st=None, seat: int = -1, budget: list | None = None):
         budget = [MAX_WRITTEN]
     spend(budget, 1)
     if t == CARD:
-        if seat >= 0 and st is not None and not can_see_card(prog, st, v, st.where[v], seat):
+        if seat >= 0 and st is not None and not knows(prog, st, v, seat):
             return HIDDEN_CARD
         return prog.card_ids[v]
     if t == PLAYER:
@@ -166,6 +168,8 @@ def observe(match, seat: int) -> dict:
         pvars[v.name] = row
     obs = {"game": model.id, "seat": seat + 1 if seat >= 0 else None, "players": match.players,
            "zones": zones, "vars": gvars, "player_vars": pvars, "decisions": st.decisions}
+    if seat >= 0 and prog.tracks_knowledge:
+        obs["known"] = known_view(prog, st, seat, match.rt)
     d = st.pending
     if d is not None:
         if seat < 0 or d.player == seat:
@@ -179,6 +183,21 @@ def observe(match, seat: int) -> dict:
     return obs
 
 
+def known_view(prog, st, seat: int, rt=None) -> list[dict]:
+    """The cards `seat` knows but does not see (knowledge.py), each with where it lies: its
+    zone and, in an ordered zone, its position counted from the top (0 = the top card)."""
+    out = []
+    for c in known_unseen(prog, st, seat):
+        z = st.where[c]
+        view = card_view(prog, st, c, True, prog.zone_info[z].visible == "owner", rt, seat)
+        view["zone"] = prog.zone_names[z]
+        if prog.zone_info[z].ordered:
+            cards = st.zones[z]
+            view["from_top"] = len(cards) - 1 - cards.index(c)
+        out.append(view)
+    return out
+
+
 def decision_for(prog, st, d, seat: int):
     """The pending decision as `seat` may read it: where an option is a card the seat cannot
     see (a face-down card, a card in a hidden zone), the card's name in its label becomes
@@ -190,7 +209,7 @@ def decision_for(prog, st, d, seat: int):
     for o in d.options:
         v = o.value
         if isinstance(v, int) and not isinstance(v, bool) and 0 <= v < len(prog.card_ids) \
-                and not can_see_card(prog, st, v, st.where[v], seat):
+                and not knows(prog, st, v, seat):
             hidden += 1
             label = o.label
             # Longest first, in a fixed order: the result must not depend on set order.

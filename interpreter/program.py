@@ -89,6 +89,14 @@ class Tables:
     many_backs: bool          # do some cards look different face down?
     compact_family: tuple     # zone index -> (first, size) of its compacting row, or None
     has_compact: bool
+    # What seats see, as bitmasks of seats (bit s = seat s), for knowledge.py: per zone, who
+    # sees a card lying face up / face down there; whether the table can tell which card
+    # leaves it (not a zone only its owner sees); per card, whether it has a readable back.
+    see_up: tuple
+    see_down: tuple
+    follows: tuple
+    card_backed: tuple
+    tracks_knowledge: bool    # is any card ever out of some seat's sight?
 
     def display_name(self, st, card: int) -> str:
         """The card's name as it lies now (a card may name each orientation differently)."""

@@ -9,8 +9,9 @@ shares: moving cards (and firing `moved` triggers), shuffling, rolling, logging.
 
 from __future__ import annotations
 
-from . import rng as R
 from . import errors as E
+from . import knowledge as K
+from . import rng as R
 from .errors import MAX_CALL_DEPTH, RulesRuntimeError
 from .limits import checked_written
 from .state import Frame
@@ -33,7 +34,7 @@ class Return:
 
 class Runtime:
     __slots__ = ("prog", "st", "n", "sink", "on_move", "slow_moves", "steps", "max_steps", "queue", "debug",
-                 "has_moved_triggers",
+                 "has_moved_triggers", "tracks",
                  "breakpoint", "paused", "coverage", "halt", "players", "depth")
 
     def __init__(self, prog, st, nplayers: int, sink=None, debug: bool = False, max_steps: int | None = None,
@@ -53,6 +54,7 @@ class Runtime:
         self.queue = []
         self.debug = debug
         self.has_moved_triggers = "moved" in prog.triggers
+        self.tracks = prog.tracks_knowledge    # keep what each seat knows (knowledge.py)
         self.breakpoint = None    # (procedure name, occurrences left) or None
         self.paused = False
         self.coverage = None      # {rule name: times entered} when a simulation measures it
@@ -91,6 +93,7 @@ class Runtime:
             face = self.prog.zone_info[to].arrive_face or "keep"
         dest = zones[to]
         moved_from = []
+        was_up = [faceup[c] for c in cards] if self.tracks else None
         for c in cards:
             src = where[c]
             zones[src].remove(c)
@@ -108,6 +111,12 @@ class Runtime:
                 faceup[c] = True
             elif face == "down":
                 faceup[c] = False
+        if was_up is not None:
+            for c, src, up in zip(cards, moved_from, was_up):
+                if anywhere:
+                    K.lost_place(self.prog, st, c)
+                else:
+                    K.moved(self.prog, st, c, src, up)
         if self.on_move is not None:
             for c, src in zip(cards, moved_from):
                 self.on_move(c, src, to)
@@ -145,10 +154,13 @@ class Runtime:
         where[c] = to
         if face == "keep":
             face = self.prog.zone_info[to].arrive_face
+        up = st.faceup[c]
         if face == "up":
             st.faceup[c] = True
         elif face == "down":
             st.faceup[c] = False
+        if self.tracks:
+            K.moved(self.prog, st, c, src, up)
         if self.on_move is not None:
             self.on_move(c, src, to)
 
@@ -174,10 +186,14 @@ class Runtime:
             where[c] = to
         if face == "keep":
             face = self.prog.zone_info[to].arrive_face
+        was_up = [st.faceup[c] for c in cards] if self.tracks else None
         if face is not None and face != "keep":
             faceup, up = st.faceup, face == "up"
             for c in cards:
                 faceup[c] = up
+        if was_up is not None:
+            for c, up in zip(cards, was_up):
+                K.moved(self.prog, st, c, src, up)
         if self.on_move is not None:
             for c in cards:
                 self.on_move(c, src, to)
@@ -218,6 +234,9 @@ class Runtime:
 
     def shuffle_zone(self, z: int) -> None:
         self.st.rng = R.shuffle(self.st.zones[z], self.st.rng)
+        if self.tracks:
+            for c in self.st.zones[z]:
+                K.lost_place(self.prog, self.st, c)
         if self.sink is not None:
             self.sink({"type": "shuffle", "zone": self.prog.zone_names[z]})
 

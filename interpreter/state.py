@@ -3,7 +3,8 @@
 Everything that changes during a game lives here and nothing else does: zones as lists of
 card ids, where each card is, each card's face and rotation, variables (global, per player,
 per card), the generator state, the paused continuation (a stack of frames: procedure,
-program counter, local slots) and the decision waiting for an answer. Copying it is a
+program counter, local slots), what each seat knows of the cards it does not see
+(knowledge.py) and the decision waiting for an answer. Copying it is a
 handful of list copies, which is what search agents do thousands of times per second; it
 also round-trips through JSON for `--save` / `resume`.
 """
@@ -62,7 +63,7 @@ class Frame:
 
 
 class GameState:
-    __slots__ = ("zones", "where", "faceup", "turn", "gvars", "pvars", "cvars", "rng", "frames",
+    __slots__ = ("zones", "where", "faceup", "turn", "known", "gvars", "pvars", "cvars", "rng", "frames",
                  "pending", "result", "decisions", "pending_slot")
 
     def copy(self) -> "GameState":
@@ -71,6 +72,7 @@ class GameState:
         s.where = self.where[:]
         s.faceup = self.faceup[:]
         s.turn = self.turn[:]
+        s.known = self.known[:]
         s.gvars = self.gvars[:]
         s.pvars = [v[:] for v in self.pvars]
         s.cvars = [v[:] for v in self.cvars]
@@ -115,7 +117,7 @@ def state_to_json(st: GameState) -> dict:
                    "pass_index": d.pass_index, "value_type": d.value_type,
                    "options": [[o.label, _to_json_value(o.value)] for o in d.options]}
     return {
-        "zones": st.zones, "where": st.where, "faceup": st.faceup, "turn": st.turn,
+        "zones": st.zones, "where": st.where, "faceup": st.faceup, "turn": st.turn, "known": st.known,
         "gvars": _to_json_value(st.gvars), "pvars": _to_json_value(st.pvars),
         "cvars": _to_json_value(st.cvars), "rng": str(st.rng),
         "frames": [{"proc": f.proc.name, "pc": f.pc, "locals": _to_json_value(f.locals), "ret": f.ret_slot,
@@ -132,6 +134,8 @@ def state_from_json(data: dict, procs: dict) -> GameState:
     s.where = list(data["where"])
     s.faceup = list(data["faceup"])
     s.turn = list(data["turn"])
+    # Saves from before knowledge was kept: nobody remembers anything they do not see.
+    s.known = list(data.get("known") or [0] * len(s.where))
     s.gvars = _from_json_value(data["gvars"])
     s.pvars = _from_json_value(data["pvars"])
     s.cvars = _from_json_value(data["cvars"])

@@ -55,6 +55,9 @@ def build_tables(model, options: dict) -> Tables:
         for k in range(size):
             compact_family[first + k] = (first, size)
     card_backs = tuple(cd.back for cd in card_defs)
+    see_up, see_down, follows = _sight(zone_info, zone_owner, max_players)
+    everyone = (1 << max_players) - 1
+    card_backed = tuple(any(side == 1 for side, _ in cd.faces) for cd in card_defs)
     return Tables(
         model=model, options=dict(options), max_players=max_players, card_ids=tuple(card_ids),
         card_names=tuple(card_names), card_kinds=tuple(card_kinds), card_fields=card_fields,
@@ -63,7 +66,30 @@ def build_tables(model, options: dict) -> Tables:
         zone_owner=tuple(zone_owner), zone_info=tuple(zone_info), nzones=len(zone_names),
         fingerprint=model.fingerprint, max_steps=min(model.max_steps, MAX_STEPS),
         card_fingerprint=_card_fingerprint(card_ids, card_kinds, card_defs), card_backs=card_backs,
-        many_backs=len(set(card_backs)) > 1, compact_family=tuple(compact_family), has_compact=bool(families))
+        many_backs=len(set(card_backs)) > 1, compact_family=tuple(compact_family), has_compact=bool(families),
+        see_up=see_up, see_down=see_down, follows=follows, card_backed=card_backed,
+        tracks_knowledge=any(m != everyone for m in see_up + see_down))
+
+
+def _sight(zone_info, zone_owner, max_players: int) -> tuple:
+    """Per zone, as bitmasks of seats: who sees a face-up card there, who sees a face-down
+    one (observation.can_see_card, written as masks), and whether a card leaving it can be
+    told apart by everyone (any zone but one seen only by its owner, such as a hand)."""
+    everyone = (1 << max_players) - 1
+    up, down, follows = [], [], []
+    for info, owner in zip(zone_info, zone_owner):
+        mine = 1 << owner if owner is not None else 0
+        if info.hidden:
+            u = d = 0
+        elif info.visible == "owner":
+            u = d = mine
+        else:
+            u = everyone
+            d = everyone if info.facedown_visible == "all" else mine if info.facedown_visible == "owner" else 0
+        up.append(u)
+        down.append(d)
+        follows.append(info.hidden or info.visible != "owner")
+    return tuple(up), tuple(down), tuple(follows)
 
 
 def _where(dims: tuple, k: int) -> str:

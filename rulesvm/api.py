@@ -23,7 +23,7 @@ from rulesvm.dsl.variants import load_variant
 from rulesvm.dsl.yaml_loader import load_yaml_file
 from rulesvm.interpreter import Match, compile_program
 from rulesvm.interpreter.agents import SeatView, make_agent
-from rulesvm.interpreter.observation import can_see_card
+from rulesvm.interpreter.knowledge import knows
 from rulesvm.interpreter.rng import derive
 
 
@@ -321,6 +321,7 @@ def _jsonable(v):
 
 
 def visible_cards(match: Match, seat: int) -> frozenset:
-    """The cards `seat` can see now, where they lie."""
+    """The cards `seat` can name now, where they lie: those it sees and those it knows
+    (shown by `reveal`, passed, seen go into a hand; interpreter/knowledge.py)."""
     prog, st = match.program, match.state
-    return frozenset(c for c in range(len(prog.card_ids)) if can_see_card(prog, st, c, st.where[c], seat))
+    return frozenset(c for c in range(len(prog.card_ids)) if knows(prog, st, c, seat))

@@ -260,7 +260,7 @@ def _match_difference(game: api.Game, saved: dict, replayed: dict) -> str | None
             return f"its `{key}` is not the one it was saved with"
     s, r = saved["state"], replayed["state"]
     prog = game.program
-    for key in ("zones", "where", "faceup", "turn", "rng", "gvars", "pvars", "cvars", "decisions", "frames",
+    for key in ("zones", "where", "faceup", "turn", "known", "rng", "gvars", "pvars", "cvars", "decisions", "frames",
                 "pending", "pending_slot", "result"):
         if canonical_json(s.get(key)) == canonical_json(r.get(key)):
             continue
@@ -390,6 +390,10 @@ def _match_problem(game: api.Game, m: dict) -> str | None:
     if not isinstance(turn, list) or len(turn) != ncards or not all(t in (0, 90, 180, 270) and _is_int(t)
                                                                    for t in turn):
         return "`turn` should be 0, 90, 180 or 270 for each card"
+    known = st.get("known")
+    if known is not None and (not isinstance(known, list) or len(known) != ncards
+                              or not all(_is_int(k) and 0 <= k < 1 << players for k in known)):
+        return "`known` should give, for each card, the seats that know it (a bitmask)"
     for scope, key, width in (("global", "gvars", None), ("player", "pvars", players), ("card", "cvars", ncards)):
         decls = model.vars_of(scope)
         values = st.get(key)

@@ -195,10 +195,15 @@ def test_observations_never_name_a_card_the_seat_cannot_see(tmp_path):
 
 
 def test_no_launch_game_observation_names_a_card_its_seat_cannot_see():
+    """...nor one it does not know: what a seat was shown or saw go into a hand it may name
+    (knowledge.py), what another seat knows it may not."""
     import random as _random
-    from rulesvm.interpreter.observation import can_see_card
-    for gid in ("giant_king", "mach_struggle", "alien_attack", "birthdays_fight", "ufo_abduction"):
-        game = api.load_game(os.path.join(ROOT, "games", f"{gid}.yaml"))
+    from rulesvm.interpreter.knowledge import knows
+    for path in [os.path.join(ROOT, "games", f"{gid}.yaml") for gid in
+                 ("giant_king", "mach_struggle", "alien_attack", "birthdays_fight", "ufo_abduction")] + \
+            [os.path.join(ROOT, "tests", "games", "knowledge", "peek.yaml")]:
+        gid = os.path.basename(path)
+        game = api.load_game(path)
         for seed in range(3):
             match = api.new_game(game, None, seed)
             rng = _random.Random(seed)
@@ -206,8 +211,7 @@ def test_no_launch_game_observation_names_a_card_its_seat_cannot_see():
             while not match.is_over:
                 for seat in range(match.players):
                     shown = set(_strings(match.observation(seat)))
-                    seen = {prog.card_ids[c] for c in range(len(prog.card_ids))
-                            if can_see_card(prog, match.state, c, match.state.where[c], seat)}
+                    seen = {prog.card_ids[c] for c in range(len(prog.card_ids)) if knows(prog, match.state, c, seat)}
                     # A card id the seat cannot see anywhere (the same id may name a visible copy).
                     leaked = {prog.card_ids[c] for c in range(len(prog.card_ids))} - seen
                     assert not (shown & leaked), (gid, seed, seat, shown & leaked)

@@ -68,6 +68,7 @@ CALLS = {
     "rotate": 'rotate(card("a"))',
     "set_turn": 'set_turn(card("a"), 90)',
     "log": 'log("hello")',
+    "reveal": 'reveal(card("a"), to: player(1))',
     "end_game": "end_game(scores: [1, 2])",
     "use": 'use(card("a").ability, card("a"), player(1))',
     "choose": "let x = choose([1, 2], by: player(1))",

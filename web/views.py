@@ -96,6 +96,9 @@ class PublicLog:
 
     def sink(self, record: dict) -> None:
         if record["type"] == "log":
+            to = record.get("to")
+            self.entries.append({"kind": "log", "text": record["text"], "to": None if to is None else [to]})
+        elif record["type"] == "reveal":
             self.entries.append({"kind": "log", "text": record["text"], "to": record.get("to")})
 
     def note(self, text: str) -> None:
@@ -128,7 +131,7 @@ class PublicLog:
         viewer = seat + 1
         out = []
         for e in self.entries:
-            if e["to"] is not None and seat != EVERYONE and e["to"] != viewer:
+            if e["to"] is not None and seat != EVERYONE and viewer not in e["to"]:
                 continue
             if e["kind"] != "decision":
                 out.append({"kind": e["kind"], "text": e["text"], "private": e["to"] is not None})

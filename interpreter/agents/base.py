@@ -88,6 +88,19 @@ def split_agent_list(text: str) -> list[str]:
     return out
 
 
+def switch(value: str) -> bool:
+    """An agent parameter that is on or off (`memory=off`)."""
+    word = value.lower()
+    if word in ("on", "true", "yes", "1"):
+        return True
+    if word in ("off", "false", "no", "0"):
+        return False
+    raise ValueError(value)
+
+
+switch.__name__ = "on or off"
+
+
 def make_agent(spec: str, seed: int) -> Agent:
     name, params = parse_agent_spec(spec)
     if name not in _REGISTRY:

@@ -9,30 +9,38 @@ data; observations then show the backs), a face-down card's end-for-end orientat
 observation and the agent's generator, never on where the hidden cards really are: two
 true states that look the same to the seat give the same samples (tested).
 
-Limits (documented in docs/simulate.md): the sample is consistent with what the seat sees
-now, not with everything it saw before (a card it saw go into a hand may be dealt
-elsewhere), and hidden per-player variables keep their values.
+What the seat *knows* stays too (knowledge.py): a card it was shown, passed or saw go
+into a hand or onto a deck is left where it is, and only the cards it cannot name are dealt
+again, among the places it cannot name; with `memory=False` the seat forgets (it keeps only
+what it sees now), which is how a bot plays without memory. Limit (documented in
+docs/simulate.md): hidden per-player variables keep their values.
 """
 
 from __future__ import annotations
 
 from .. import rng as R
+from ..knowledge import sight
 from ..observation import can_see_card
 
 
-def hidden_places(match, seat: int) -> list[tuple[int, int, bool]]:
-    """(zone, position, kind shown) of every card `seat` cannot identify, in a fixed order.
+def hidden_places(match, seat: int, memory: bool = True) -> list[tuple[int, int, bool]]:
+    """(zone, position, kind shown) of every card `seat` cannot identify (does not see, nor
+    know when `memory`), in a fixed order.
 
     `kind shown` is False in zones shown only as counts (a deck, another player's hand):
     there the seat knows how many cards of each kind the zone holds, not where they lie.
     """
     prog, st = match.program, match.state
     places = []
+    bit = 1 << seat if memory else 0
+    known = st.known
     for z, cards in enumerate(st.zones):
         info = prog.zone_info[z]
         owner = prog.zone_owner[z]
         whole_zone_hidden = info.hidden or (info.visible == "owner" and owner != seat)
         for pos, c in enumerate(cards):
+            if known[c] & bit:
+                continue
             if whole_zone_hidden or not can_see_card(prog, st, c, z, seat):
                 places.append((z, pos, not whole_zone_hidden))
     return places
@@ -44,10 +52,11 @@ class Sampler:
     copies the state and draws: a search agent samples the same position many times per
     decision. The draws are the same, in the same order, as one `sample_state` per sample."""
 
-    def __init__(self, match, seat: int):
+    def __init__(self, match, seat: int, memory: bool = True):
         self.true = true = match.state
+        self.prog = match.program
         backs = match.program.card_backs
-        hidden = hidden_places(match, seat)
+        hidden = hidden_places(match, seat, memory)
         by_zone: dict = {}
         for z, pos, shown in hidden:
             by_zone.setdefault(z, []).append((pos, shown))
@@ -85,8 +94,8 @@ class Sampler:
             for pos, seen in spots:
                 groups.setdefault(shown[pos] if seen else assigned[pos], []).append((z, pos))
         # 2. Deal the hidden cards with each back among the places showing that back.
-        zones, where, faceup, turn, cvars = st.zones, st.where, st.faceup, st.turn, st.cvars
-        place = self.place
+        zones, where, faceup, turn, cvars, known = st.zones, st.where, st.faceup, st.turn, st.cvars, st.known
+        place, prog = self.place, self.prog
         for back in sorted(groups):
             places = groups[back]
             cards = self.cards[back][:]
@@ -103,11 +112,13 @@ class Sampler:
                 turn[c] = (turned + 180 * flip) % 360 if not up else turned
                 for v, row in enumerate(cvars):
                     row[c] = saved[v]
+                # Nobody knows a card dealt at random (the true state's knowledge is of other cards).
+                known[c] = sight(prog, c, z, up)
         seed, rng_state = R.next_u64(rng_state)
         st.rng = R.seed_state(seed)
         return st, rng_state
 
 
-def sample_state(match, seat: int, rng_state: int):
+def sample_state(match, seat: int, rng_state: int, memory: bool = True):
     """A copy of the match's state with the hidden cards dealt again; returns (state, rng)."""
-    return Sampler(match, seat).sample(rng_state)
+    return Sampler(match, seat, memory).sample(rng_state)

@@ -13,7 +13,7 @@ import time
 
 from .. import rng as R
 from ..errors import RulesRuntimeError
-from .base import Agent, register
+from .base import Agent, register, switch
 from .determinize import Sampler
 
 # MCTS playouts run to the end of the game (at most FULL_PLAYOUT decisions) unless the agent
@@ -49,6 +49,10 @@ def rewards(result: dict, n: int, scale: float = 100.0) -> list[float]:
     if winner is not None:
         return [1.0 if s == winner - 1 else 0.0 for s in range(n)]
     return out
+
+
+MEMORY_DOC = ("on: samples keep every card the seat knows where it knows it is (shown, passed, seen go "
+              "into a hand); off: only what it sees now (default on)")
 
 
 def playout_depth(depth: int | None, match) -> int:
@@ -97,8 +101,9 @@ class GreedyAgent(Agent):
     """
     name = "greedy"
 
-    def __init__(self, seed: int = 0, rollouts: int = 4, depth: int = 400, horizon: int = 1):
+    def __init__(self, seed: int = 0, rollouts: int = 4, depth: int = 400, horizon: int = 1, memory: bool = True):
         self.state = R.seed_state(seed)
+        self.memory = memory
         self.rollouts = rollouts
         self.depth = depth
         self.horizon = horizon
@@ -111,7 +116,8 @@ class GreedyAgent(Agent):
         self.state = int(state)
 
     def describe(self) -> str:
-        return "greedy" if self.horizon == 1 else f"greedy:horizon={self.horizon}"
+        return ("greedy" if self.horizon == 1 else f"greedy:horizon={self.horizon}") + ("" if self.memory else
+                                                                                   " (no memory)")
 
     def choose(self, view) -> int:
         match, seat = view.match, view.seat
@@ -119,7 +125,7 @@ class GreedyAgent(Agent):
         if len(options) == 1:
             return 0
         evaluate = match.program.evaluator()
-        sampler = Sampler(match, seat)
+        sampler = Sampler(match, seat, self.memory)
         best, best_value = [], -math.inf
         for i in range(len(options)):
             total = 0.0
@@ -190,8 +196,9 @@ class MCTSAgent(Agent):
     name = "mcts"
 
     def __init__(self, seed: int = 0, iterations: int = 200, c: float = 0.7, depth: int | None = None,
-                 seconds: float = 0.0):
+                 seconds: float = 0.0, memory: bool = True):
         self.state = R.seed_state(seed)
+        self.memory = memory
         self.iterations = iterations
         self.c = c
         self.depth = depth
@@ -207,7 +214,8 @@ class MCTSAgent(Agent):
         self.state = int(state)
 
     def describe(self) -> str:
-        return f"mcts:iterations={self.iterations}" if not self.seconds else f"mcts:seconds={self.seconds}"
+        text = f"mcts:iterations={self.iterations}" if not self.seconds else f"mcts:seconds={self.seconds}"
+        return text if self.memory else text + " (no memory)"
 
     def choose(self, view) -> int:
         match, seat = view.match, view.seat
@@ -215,7 +223,7 @@ class MCTSAgent(Agent):
         if len(labels) == 1:
             return 0
         root = _Node(seat)
-        sampler = Sampler(match, seat)
+        sampler = Sampler(match, seat, self.memory)
         self._playout = playout_depth(self.depth, match)
         deadline = time.perf_counter() + self.seconds if self.seconds else None
         it = 0
@@ -294,10 +302,12 @@ register("greedy", GreedyAgent, "one step of look-ahead in a sample of the game,
          {"rollouts": (int, "samples of the game per option (default 4)"),
           "horizon": (int, "judge after this seat has been asked this many more times, the others "
                       "and its own later choices played at random (default 1)"),
-          "depth": (int, "longest playout, in decisions (default 400)")})
+          "depth": (int, "longest playout, in decisions (default 400)"),
+          "memory": (switch, MEMORY_DOC)})
 register("mcts", MCTSAgent, "information-set Monte Carlo tree search over samples of what its seat may know",
          {"iterations": (int, "search iterations per decision (default 200)"),
           "c": (float, "exploration constant (default 0.7)"),
           "depth": (int, "longest playout, in decisions (default: the game file's `bots: playout:`, judged by "
                     f"the game's `evaluate`; else {FULL_PLAYOUT})"),
-          "seconds": (float, "think for this long instead of a number of iterations (not reproducible)")})
+          "seconds": (float, "think for this long instead of a number of iterations (not reproducible)"),
+          "memory": (switch, MEMORY_DOC)})

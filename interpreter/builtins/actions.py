@@ -1,5 +1,5 @@
-"""Primitives that act: moving and drawing cards, shuffling, turning cards, logging, ending
-the game, using an ability (see `base.py` for the shape of an implementation: closure maker,
+"""Primitives that act: moving and drawing cards, shuffling, turning cards, showing cards
+(`reveal`), logging, ending the game, using an ability (see `base.py` for the shape of an implementation: closure maker,
 inline and statement templates, metadata in the registry). Decisions are instructions of
 their own (`lower.py`, `decisions.py`).
 """
@@ -10,6 +10,7 @@ from rulesvm.dsl import ast as A
 from rulesvm.dsl.types import CARD, ZONE
 
 from .. import errors as E
+from .. import knowledge as K
 from ..runtime import GameOver, Runtime
 from .base import NOT_LITERAL, Args, implements
 
@@ -97,12 +98,21 @@ def _move_statement(g, e, a, pad: str) -> list[str] | None:
              f"{pad}{c} = {g.expr(a['cards'])}",
              f"{pad}if {c} is None or {t} is None or rt.slow_moves:",
              f"{pad}    rt.move_card({t}, {c}, {at == 'bottom'}, {face!r}, {g.name(e.span, 'S')})",
-             f"{pad}else:",
-             f"{pad}    st.zones[st.where[{c}]].remove({c})",
-             f"{pad}    st.zones[{t}].{'insert(0, ' if at == 'bottom' else 'append('}{c})",
-             f"{pad}    st.where[{c}] = {t}"]
+             f"{pad}else:"]
+    tracks = ctx.tables.tracks_knowledge
+    if tracks:
+        # Who knows the card where it arrives depends on where it was and how it lay (knowledge.py).
+        s, up = g.temp("s"), g.temp("u")
+        lines += [f"{pad}    {s} = st.where[{c}]", f"{pad}    {up} = st.faceup[{c}]",
+                  f"{pad}    st.zones[{s}].remove({c})"]
+    else:
+        lines.append(f"{pad}    st.zones[st.where[{c}]].remove({c})")
+    lines += [f"{pad}    st.zones[{t}].{'insert(0, ' if at == 'bottom' else 'append('}{c})",
+              f"{pad}    st.where[{c}] = {t}"]
     if arrive != "keep":
         lines.append(f"{pad}    st.faceup[{c}] = {arrive == 'up'}")
+    if tracks:
+        lines.append(f"{pad}    {g.name(K.moved, 'f')}(rt.prog, st, {c}, {s}, {up})")
     return lines
 
 
@@ -203,6 +213,8 @@ def flip_card(rt, card, value, span) -> None:
     if card is None:
         raise _no_card("flip", span)
     rt.st.faceup[card] = not rt.st.faceup[card]
+    if rt.tracks:
+        K.turned(rt.prog, rt.st, card)
     if rt.sink is not None:         # no record to build when nobody listens (bots, rollouts)
         rt.sink({"type": "flip", "card": rt.prog.card_ids[card]})
 
@@ -212,6 +224,8 @@ def _face_setter(name: str, up: bool):
         if card is None:
             raise _no_card(name, span)
         rt.st.faceup[card] = up
+        if rt.tracks:
+            K.turned(rt.prog, rt.st, card)
         if rt.sink is not None:
             rt.sink({"type": name, "card": rt.prog.card_ids[card]})
     return act
@@ -280,6 +294,8 @@ def _card_store_statement(g, e, a, pad: str) -> list[str] | None:
         lines.append(f"{pad}{value} = {g.expr(a['degrees'])}")
         fast = f"st.turn[{c}] = {value}"
     else:
+        if g.ctx.tables.tracks_knowledge:
+            return None         # knowledge changes with the face: the primitive keeps it
         fast = f"st.faceup[{c}] = {name == 'face_up'}"
         value = "None"
     act = g.name(CARD_ACTIONS[name], "f")
@@ -330,6 +346,28 @@ def _log(a):
     def run(rt, L):
         if rt.sink is not None:
             rt.log(msg(rt, L), to(rt, L))
+    return run
+
+
+@implements("reveal")
+def _reveal(a):
+    cards = _cards_fn(a, "cards")
+    to = a.fn("to")
+
+    def run(rt, L):
+        shown, who = cards(rt, L), to(rt, L)
+        seats = range(rt.n) if who is None else (who,) if isinstance(who, int) else [p for p in who if p is not None]
+        mask = 0
+        for p in seats:
+            mask |= 1 << p
+        K.reveal(rt, shown, mask)
+        if rt.sink is not None and shown:
+            prog = rt.prog
+            names = [prog.display_name(rt.st, c) for c in shown]
+            to_seats = None if who is None else sorted({p + 1 for p in seats})
+            whom = "everyone" if to_seats is None else " and ".join(f"Player {p}" for p in to_seats) or "nobody"
+            rt.sink({"type": "reveal", "cards": [prog.card_ids[c] for c in shown], "to": to_seats,
+                     "text": f"Shown to {whom}: {', '.join(names)}"})
     return run
 
 
