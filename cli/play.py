@@ -132,13 +132,18 @@ def run(
     _finish(screen, g, match, result, seed, n, agents, as_json, quiet)
 
 
+def known_at_the_end(match) -> dict:
+    """Per seat, the cards it knew at the end without seeing them (docs/language.md#what-a-seat-knows)."""
+    return {str(s + 1): [k["id"] for k in match.observation(s).get("known", [])] for s in range(match.players)}
+
+
 def _finish(screen: Screen, g, match, result, seed, n, agents, as_json: bool, quiet: bool) -> None:
     names = {s: a.describe() for s, a in agents.items()}
     if as_json:
         screen.json({"game": g.model.id, "seed": seed, "players": n, "decisions": match.decisions_made,
                      "options": {k: (list(v) if isinstance(v, tuple) else v) for k, v in g.program.options.items()},
                      "variants": g.variants, "agents": {str(s + 1): a for s, a in names.items()},
-                     "result": result})
+                     "result": result, "known": known_at_the_end(match)})
     else:
         screen.result(result, names, g.name)
 

@@ -31,22 +31,56 @@ def sight(prog, c: int, z: int, up: bool) -> int:
 
 
 def moved(prog, st, c: int, src: int, up_before: bool) -> None:
-    """Card `c` has moved from `src` to where it lies now (its face set): who knows it there."""
+    """Card `c` has moved from `src` to where it lies now (its face set): who knows it there.
+    (`sight` written out twice: this runs for every card moved.)"""
     z = st.where[c]
-    seen = sight(prog, c, src, up_before) | sight(prog, c, z, st.faceup[c])
+    backed = prog.card_backed[c]
+    seen = (prog.see_up[src] if up_before or backed else prog.see_down[src]) | \
+        (prog.see_up[z] if backed or st.faceup[c] else prog.see_down[z])
     known = st.known
-    if prog.follows[src]:
+    if prog.follows[src] or seen == prog.everyone:
         known[c] |= seen
         return
     known[c] = seen
     # A card left a hand unseen: a seat that did not see which can no longer tell which of
     # the cards it knew there are still there.
-    unseen = ((1 << prog.max_players) - 1) & ~seen
+    unseen = prog.everyone & ~seen
     if unseen:
-        keep = ~unseen
-        faceup = st.faceup
         for x in st.zones[src]:
-            known[x] &= keep | sight(prog, x, src, faceup[x])
+            if known[x] & unseen:
+                forget(prog, st, x, src, unseen)
+
+
+def forget(prog, st, x: int, z: int, seats: int) -> None:
+    """Card `x`, in zone `z`, is no longer known to `seats`, except those that see it there."""
+    st.known[x] &= ~seats | sight(prog, x, z, st.faceup[x])
+
+
+def zone_moved(prog, st, cards, src: int, dst: int, face) -> None:
+    """Every card of zone `src` is about to arrive in `dst`, turned to `face` ("up", "down",
+    or None/"keep": as they lie): who knows each there. Called before the faces change; the
+    whole zone goes, so no card is left behind to forget."""
+    su, sd, du, dd = prog.see_up[src], prog.see_down[src], prog.see_up[dst], prog.see_down[dst]
+    known = st.known
+    follows = prog.follows[src]
+    if su == sd and du == dd:
+        # Faces do not matter here (the common case: a deck, a hand, a public pile).
+        seen = su | du
+        if follows:
+            if seen:
+                for c in cards:
+                    known[c] |= seen
+        else:
+            for c in cards:
+                known[c] = seen
+        return
+    faceup, backed = st.faceup, prog.card_backed
+    for c in cards:
+        up = faceup[c]
+        after = up if face is None or face == "keep" else face == "up"
+        b = backed[c]
+        seen = (su if up or b else sd) | (du if after or b else dd)
+        known[c] = seen | known[c] if follows else seen
 
 
 def lost_place(prog, st, c: int) -> None:

@@ -94,6 +94,7 @@ class Tables:
     # leaves it (not a zone only its owner sees); per card, whether it has a readable back.
     see_up: tuple
     see_down: tuple
+    everyone: int             # the mask of every seat the game may have
     follows: tuple
     card_backed: tuple
     tracks_knowledge: bool    # is any card ever out of some seat's sight?

@@ -186,14 +186,12 @@ class Runtime:
             where[c] = to
         if face == "keep":
             face = self.prog.zone_info[to].arrive_face
-        was_up = [st.faceup[c] for c in cards] if self.tracks else None
+        if self.tracks:
+            K.zone_moved(self.prog, st, cards, src, to, face)
         if face is not None and face != "keep":
             faceup, up = st.faceup, face == "up"
             for c in cards:
                 faceup[c] = up
-        if was_up is not None:
-            for c, up in zip(cards, was_up):
-                K.moved(self.prog, st, c, src, up)
         if self.on_move is not None:
             for c in cards:
                 self.on_move(c, src, to)

@@ -67,7 +67,7 @@ def build_tables(model, options: dict) -> Tables:
         fingerprint=model.fingerprint, max_steps=min(model.max_steps, MAX_STEPS),
         card_fingerprint=_card_fingerprint(card_ids, card_kinds, card_defs), card_backs=card_backs,
         many_backs=len(set(card_backs)) > 1, compact_family=tuple(compact_family), has_compact=bool(families),
-        see_up=see_up, see_down=see_down, follows=follows, card_backed=card_backed,
+        see_up=see_up, see_down=see_down, follows=follows, everyone=everyone, card_backed=card_backed,
         tracks_knowledge=any(m != everyone for m in see_up + see_down))
 
 

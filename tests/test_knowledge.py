@@ -236,3 +236,28 @@ def test_a_bot_that_remembers_beats_the_same_bot_without_memory():
             api.play(m, api.make_agents({0: spec, 1: "random"}, seed))
             wins[spec] += m.result["winner"] == 1
     assert wins["mcts:iterations=100"] >= wins["mcts:iterations=100,memory=off"] + 12, wins
+
+
+def test_a_bot_that_did_not_look_names_the_card_no_better_than_chance():
+    """No sample uses what the seat was not shown: after declining to peek, MCTS names player
+    2's card about one time in five (the card is one of the five it does not hold)."""
+    game = api.load_game(PEEK)
+    right = 0
+    for seed in range(40):
+        m = api.new_game(game, None, seed)
+        m.apply_label("no")
+        bot = api.make_agents({0: "mcts:iterations=100"}, seed)[0]
+        m.apply(bot.choose(api.SeatView(m, 0)))
+        right += m.result["winner"] == 1
+    assert right <= 16, right      # chance: 8 of 40; seeing the card would name it 40 times
+
+
+def test_the_web_table_tells_only_the_seat_shown():
+    from rulesvm.web.views import PublicLog, observation
+    public = PublicLog()
+    m = api.new_game(api.load_game(PEEK), None, 3, sink=public.sink)
+    m.apply_label("peek")
+    assert [k["id"] for k in observation(m, 0)["known"]] == ["two"]
+    assert observation(m, 1)["known"] == []
+    assert [e["text"] for e in public.for_seat(0) if e["private"]] == ["Shown to Player 1: two"]
+    assert not any("Shown" in e["text"] for e in public.for_seat(1))

@@ -157,6 +157,8 @@ def observation(match, seat: int, images: Images | None = None) -> dict:
     obs.pop("result", None)
     if images is not None:
         images.decorate(obs["zones"])
+        if obs.get("known"):
+            images.decorate({"known": {"count": len(obs["known"]), "cards": obs["known"]}})
     return obs
 
 

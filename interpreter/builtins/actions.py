@@ -112,7 +112,23 @@ def _move_statement(g, e, a, pad: str) -> list[str] | None:
     if arrive != "keep":
         lines.append(f"{pad}    st.faceup[{c}] = {arrive == 'up'}")
     if tracks:
-        lines.append(f"{pad}    {g.name(K.moved, 'f')}(rt.prog, st, {c}, {s}, {up})")
+        # knowledge.moved written out (it runs for every card moved): a call only for a card
+        # a seat must forget.
+        tb = ctx.tables
+        upm, downm, backed, follows = (g.name(tb.see_up, "k"), g.name(tb.see_down, "k"), g.name(tb.card_backed, "k"),
+                                       g.name(tb.follows, "k"))
+        b, m = g.temp("b"), g.temp("m")
+        lines += [f"{pad}    {b} = {backed}[{c}]",
+                  f"{pad}    {m} = ({upm}[{s}] if {up} or {b} else {downm}[{s}]) | "
+                  f"({upm}[{t}] if {b} or st.faceup[{c}] else {downm}[{t}])",
+                  f"{pad}    if {follows}[{s}] or {m} == {tb.everyone}:",
+                  f"{pad}        st.known[{c}] |= {m}",
+                  f"{pad}    else:",
+                  f"{pad}        st.known[{c}] = {m}",
+                  f"{pad}        {m} = {tb.everyone} & ~{m}",
+                  f"{pad}        for {b} in st.zones[{s}]:",
+                  f"{pad}            if st.known[{b}] & {m}:",
+                  f"{pad}                {g.name(K.forget, 'f')}(rt.prog, st, {b}, {s}, {m})"]
     return lines
 
 
@@ -294,9 +310,16 @@ def _card_store_statement(g, e, a, pad: str) -> list[str] | None:
         lines.append(f"{pad}{value} = {g.expr(a['degrees'])}")
         fast = f"st.turn[{c}] = {value}"
     else:
-        if g.ctx.tables.tracks_knowledge:
-            return None         # knowledge changes with the face: the primitive keeps it
         fast = f"st.faceup[{c}] = {name == 'face_up'}"
+        tb = g.ctx.tables
+        if tb.tracks_knowledge:
+            # knowledge.turned written out: whoever sees the card now knows it too.
+            if name == "face_up":
+                sight = f"{g.name(tb.see_up, 'k')}[st.where[{c}]]"
+            else:
+                sight = (f"({g.name(tb.see_up, 'k')} if {g.name(tb.card_backed, 'k')}[{c}] else "
+                         f"{g.name(tb.see_down, 'k')})[st.where[{c}]]")
+            fast += f"; st.known[{c}] |= {sight}"
         value = "None"
     act = g.name(CARD_ACTIONS[name], "f")
     return lines + [f"{pad}if {c} is None or rt.sink is not None:",

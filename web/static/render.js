@@ -371,9 +371,27 @@ export function renderTable(root, layout, obs, me, seats, ctx) {
   const hasCentre = (layout.centre.rows || layout.centre.flow || []).length || layout.centre.extra.length;
   if (hasCentre) centre.append(areaEl(layout.centre, obs.zones, layout, ctx, null));
   root.append(centre);
+  if (obs.known && obs.known.length) root.append(knownEl(obs.known, layout));
   const hasPlayerArea = (layout.player.rows || layout.player.flow || []).length || layout.player.extra.length ||
                         playerVars.length || players > 1;
   if (hasPlayerArea) root.append(playerArea(mine, me ? "mine" : "opponent"));
+}
+
+// The cards this seat knows but does not see (shown to it, passed, seen go into a hand), with where each lies.
+function knownEl(known, layout) {
+  const sec = el("section", "known");
+  sec.setAttribute("aria-label", "Cards you know but do not see");
+  sec.append(el("h3", "known-title", "You know"));
+  const row = el("div", "known-cards");
+  for (const card of known) {
+    const fig = el("figure", "known-card");
+    fig.append(cardEl(card, layout));
+    const at = "from_top" in card ? `, ${card.from_top + 1} from the top` : "";
+    fig.append(el("figcaption", null, `in ${card.zone}${at}`));
+    row.append(fig);
+  }
+  sec.append(row);
+  return sec;
 }
 
 // ------------------------------------------------------------------ log and result
