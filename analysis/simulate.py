@@ -96,7 +96,8 @@ def play_one(config: SimConfig, index: int) -> dict:
     start = time.perf_counter()
     try:
         agents = api.make_agents(dict(enumerate(specs)), seed)
-        match = api.new_game(game, players, seed, max_steps=config.max_steps, coverage=coverage, on_move=on_move)
+        match = api.new_game(game, players, seed, max_steps=config.max_steps, coverage=coverage, on_move=on_move,
+                             knowledge=any(a.reads_knowledge for a in agents.values()))
         evaluate = game.program.evaluator() if players > 1 else None
         every_decision = config.standings == "decision"
         # Turns between two readings: a round is one turn per player.

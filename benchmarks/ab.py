@@ -56,12 +56,12 @@ def load_api(root: str):
     return api
 
 
-def batch(api, game, seeds) -> tuple[float, str]:
+def batch(api, game, seeds, **how) -> tuple[float, str]:
     """Microseconds per random game over `seeds`, and a digest of their results."""
     h = hashlib.sha256()
     start = CLOCK[0]()
     for s in seeds:
-        match = api.new_game(game, None, s)
+        match = api.new_game(game, None, s, **how)
         rng = random.Random(s)
         while not match.is_over:
             match.apply(rng.randrange(len(match.legal_options)))
@@ -77,6 +77,9 @@ def main() -> None:
     ap.add_argument("--batch", type=int, default=100, help="games in a batch")
     ap.add_argument("--cpu", action="store_true",
                     help="measure this process's CPU time, not the wall clock (other work on the machine counts less)")
+    ap.add_argument("--no-knowledge", action="store_true",
+                    help="B keeps no record of what each seat knows, as a simulation of random bots and a search's "
+                         "playouts do (A: a checkout from before knowledge was kept)")
     args = ap.parse_args()
     if args.cpu:
         CLOCK[0] = time.process_time
@@ -94,7 +97,8 @@ def main() -> None:
                 digests = set()
                 for label in (("A", "B") if rep % 2 == 0 else ("B", "A")):
                     api, games = sides[label]
-                    us, digest = batch(api, games[g], seeds)
+                    how = {"knowledge": False} if args.no_knowledge and label == "B" else {}
+                    us, digest = batch(api, games[g], seeds, **how)
                     times[label].append(us)
                     digests.add(digest)
                 if len(digests) != 1:

@@ -26,7 +26,7 @@ class Match:
     def __init__(self, program, players: int | None = None, seed: int = 0, sink=None,
                  debug: bool = False, max_steps: int | None = None, _state: GameState | None = None,
                  breakpoint: tuple | None = None, hands: dict | None = None, coverage: dict | None = None,
-                 on_move=None):
+                 on_move=None, knowledge: bool = True):
         model = program.model
         self.program = program
         self.players = players if players is not None else model.players[2]
@@ -42,7 +42,7 @@ class Match:
             self.rt = Runtime(program, self.state, self.players, sink, debug, max_steps)
             return
         self.state = self._initial_state(seed)
-        self.rt = Runtime(program, self.state, self.players, sink, debug, max_steps, on_move)
+        self.rt = Runtime(program, self.state, self.players, sink, debug, max_steps, on_move, knowledge)
         self.rt.breakpoint = breakpoint     # e.g. ("game", 1): stop when setup is done
         self.rt.coverage = coverage
         if coverage is not None:
@@ -292,11 +292,13 @@ class Match:
         m.sink = sink
         m.debug = self.debug
         m.state = self.state.copy()
-        m.rt = Runtime(self.program, m.state, self.players, sink, self.debug, self.rt.max_steps)
+        m.rt = Runtime(self.program, m.state, self.players, sink, self.debug, self.rt.max_steps,
+                       knowledge=self.rt.tracks)
         return m
 
-    def with_state(self, state: GameState, sink=None, max_steps: int | None = None) -> "Match":
-        """A match of the same game around another state (a search agent's sample)."""
+    def with_state(self, state: GameState, sink=None, max_steps: int | None = None, knowledge: bool = False) -> "Match":
+        """A match of the same game around another state (a search agent's sample); it keeps
+        no knowledge as it plays on unless asked (a playout's is never read)."""
         m = Match.__new__(Match)
         m.program = self.program
         m.players = self.players
@@ -305,7 +307,8 @@ class Match:
         m.debug = False
         m.hands = getattr(self, "hands", {})
         m.state = state
-        m.rt = Runtime(self.program, state, self.players, sink, False, max_steps or self.rt.max_steps)
+        m.rt = Runtime(self.program, state, self.players, sink, False, max_steps or self.rt.max_steps,
+                       knowledge=knowledge)
         return m
 
     def to_json(self) -> dict:

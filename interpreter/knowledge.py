@@ -46,14 +46,15 @@ def moved(prog, st, c: int, src: int, up_before: bool) -> None:
     # the cards it knew there are still there.
     unseen = prog.everyone & ~seen
     if unseen:
-        for x in st.zones[src]:
-            if known[x] & unseen:
-                forget(prog, st, x, src, unseen)
+        forget_in(prog, st, src, unseen)
 
 
-def forget(prog, st, x: int, z: int, seats: int) -> None:
-    """Card `x`, in zone `z`, is no longer known to `seats`, except those that see it there."""
-    st.known[x] &= ~seats | sight(prog, x, z, st.faceup[x])
+def forget_in(prog, st, z: int, seats: int) -> None:
+    """The cards of zone `z` are no longer known to `seats`, except to those that see them there."""
+    known, keep = st.known, ~seats
+    for x in st.zones[z]:
+        if known[x] & seats:
+            known[x] &= keep | sight(prog, x, z, st.faceup[x])
 
 
 def zone_moved(prog, st, cards, src: int, dst: int, face) -> None:

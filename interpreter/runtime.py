@@ -38,7 +38,7 @@ class Runtime:
                  "breakpoint", "paused", "coverage", "halt", "players", "depth")
 
     def __init__(self, prog, st, nplayers: int, sink=None, debug: bool = False, max_steps: int | None = None,
-                 on_move=None):
+                 on_move=None, knowledge: bool = True):
         self.prog = prog
         self.st = st
         self.n = nplayers
@@ -54,7 +54,9 @@ class Runtime:
         self.queue = []
         self.debug = debug
         self.has_moved_triggers = "moved" in prog.triggers
-        self.tracks = prog.tracks_knowledge    # keep what each seat knows (knowledge.py)
+        # Keep what each seat knows (knowledge.py), unless nobody will read it (a search's
+        # playouts, a simulation of random bots).
+        self.tracks = prog.tracks_knowledge and knowledge
         self.breakpoint = None    # (procedure name, occurrences left) or None
         self.paused = False
         self.coverage = None      # {rule name: times entered} when a simulation measures it

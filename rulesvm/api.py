@@ -72,7 +72,7 @@ def load_game(path: str, card_sets=(), variants=(), options: dict | None = None,
 
 def new_game(game: Game, players: int | None = None, seed: int = 0, sink=None, debug: bool = False,
              max_steps: int | None = None, breakpoint: tuple | None = None, hands: dict | None = None,
-             coverage: dict | None = None, on_move=None) -> Match:
+             coverage: dict | None = None, on_move=None, knowledge: bool = True) -> Match:
     """Start a game; raises ValueError for a player count the game does not allow.
 
     `breakpoint=("name", n)` stops the rules at the n-th entry of phase `name`
@@ -80,9 +80,12 @@ def new_game(game: Game, players: int | None = None, seed: int = 0, sink=None, d
     `hands` maps 0-based seats to the card ids they bring (games with `hands:`; see `read_hand`).
     `on_move(card, from_zone, to_zone)` (ints: `game.program.card_ids[card]`, `zone_names[zone]`)
     watches every card move, without the cost of a `sink` of every event.
+    `knowledge=False`: keep no record of what each seat knows (docs/language.md#what-a-seat-knows),
+    for games whose agents never read it (`Agent.reads_knowledge`): observations then show
+    only what each seat sees.
     """
     return Match(game.program, players, seed, sink, debug, max_steps, breakpoint=breakpoint, hands=hands,
-                 coverage=coverage, on_move=on_move)
+                 coverage=coverage, on_move=on_move, knowledge=knowledge)
 
 
 def read_hand(game: Game, text: str) -> list[str]:

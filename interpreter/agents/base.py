@@ -30,6 +30,9 @@ class SeatView:
 
 class Agent:
     name = "agent"
+    # Does it read what its seat knows (observations, samples)? A game whose agents all
+    # answer without looking need not keep knowledge (knowledge.py), which costs time.
+    reads_knowledge = True
 
     def choose(self, view: SeatView) -> int:
         raise NotImplementedError

@@ -8,6 +8,7 @@ from .base import Agent, register
 
 class RandomAgent(Agent):
     name = "random"
+    reads_knowledge = False
 
     def __init__(self, seed: int = 0):
         self.state = R.seed_state(seed)

@@ -118,17 +118,18 @@ def _move_statement(g, e, a, pad: str) -> list[str] | None:
         upm, downm, backed, follows = (g.name(tb.see_up, "k"), g.name(tb.see_down, "k"), g.name(tb.card_backed, "k"),
                                        g.name(tb.follows, "k"))
         b, m = g.temp("b"), g.temp("m")
-        lines += [f"{pad}    {b} = {backed}[{c}]",
-                  f"{pad}    {m} = ({upm}[{s}] if {up} or {b} else {downm}[{s}]) | "
+        lines += [f"{pad}    if rt.tracks:",
+                  f"{pad}        {b} = {backed}[{c}]",
+                  f"{pad}        {m} = ({upm}[{s}] if {up} or {b} else {downm}[{s}]) | "
                   f"({upm}[{t}] if {b} or st.faceup[{c}] else {downm}[{t}])",
-                  f"{pad}    if {follows}[{s}] or {m} == {tb.everyone}:",
-                  f"{pad}        st.known[{c}] |= {m}",
-                  f"{pad}    else:",
-                  f"{pad}        st.known[{c}] = {m}",
-                  f"{pad}        {m} = {tb.everyone} & ~{m}",
-                  f"{pad}        for {b} in st.zones[{s}]:",
-                  f"{pad}            if st.known[{b}] & {m}:",
-                  f"{pad}                {g.name(K.forget, 'f')}(rt.prog, st, {b}, {s}, {m})"]
+                  f"{pad}        if {follows}[{s}] or {m} == {tb.everyone}:",
+                  f"{pad}            st.known[{c}] |= {m}",
+                  f"{pad}        else:",
+                  f"{pad}            st.known[{c}] = {m}",
+                  f"{pad}            {m} = {tb.everyone} & ~{m}",
+                  # Most often nobody knew anything else there: that is checked in C.
+                  f"{pad}            if any(map({m}.__and__, map(st.known.__getitem__, st.zones[{s}]))):",
+                  f"{pad}                {g.name(K.forget_in, 'f')}(rt.prog, st, {s}, {m})"]
     return lines
 
 
@@ -319,7 +320,7 @@ def _card_store_statement(g, e, a, pad: str) -> list[str] | None:
             else:
                 sight = (f"({g.name(tb.see_up, 'k')} if {g.name(tb.card_backed, 'k')}[{c}] else "
                          f"{g.name(tb.see_down, 'k')})[st.where[{c}]]")
-            fast += f"; st.known[{c}] |= {sight}"
+            fast += f"\n{pad}    if rt.tracks:\n{pad}        st.known[{c}] |= {sight}"
         value = "None"
     act = g.name(CARD_ACTIONS[name], "f")
     return lines + [f"{pad}if {c} is None or rt.sink is not None:",
