@@ -12,7 +12,8 @@ docs/language.md#what-a-seat-knows):
   (any zone but one only its owner sees, such as a hand);
 - when a card leaves such a hand for a place a seat does not see, that seat cannot tell
   which card went: it forgets every card it knew in that hand (it knows the hand still
-  holds them, or one of them went, but not which);
+  holds them, or one of them went, but not which), unless the hand is left empty or moves
+  as a whole (then every card in it went);
 - a card moved to a random position (`shuffle_into`), or shuffled with its zone, stays
   known only to the seats that see it there (its place is lost);
 - a card turned face down stays known to those who saw it.
@@ -38,7 +39,8 @@ def moved(prog, st, c: int, src: int, up_before: bool) -> None:
     seen = (prog.see_up[src] if up_before or backed else prog.see_down[src]) | \
         (prog.see_up[z] if backed or st.faceup[c] else prog.see_down[z])
     known = st.known
-    if prog.follows[src] or seen == prog.everyone:
+    if prog.follows[src] or seen == prog.everyone or not st.zones[src]:
+        # The table can tell which card went (or everyone saw it, or the hand is empty now).
         known[c] |= seen
         return
     known[c] = seen
@@ -59,29 +61,23 @@ def forget_in(prog, st, z: int, seats: int) -> None:
 
 def zone_moved(prog, st, cards, src: int, dst: int, face) -> None:
     """Every card of zone `src` is about to arrive in `dst`, turned to `face` ("up", "down",
-    or None/"keep": as they lie): who knows each there. Called before the faces change; the
-    whole zone goes, so no card is left behind to forget."""
+    or None/"keep": as they lie): who knows each there. Called before the faces change. The
+    whole zone goes, so everyone can tell which cards went: whoever knew one still does."""
     su, sd, du, dd = prog.see_up[src], prog.see_down[src], prog.see_up[dst], prog.see_down[dst]
     known = st.known
-    follows = prog.follows[src]
     if su == sd and du == dd:
         # Faces do not matter here (the common case: a deck, a hand, a public pile).
         seen = su | du
-        if follows:
-            if seen:
-                for c in cards:
-                    known[c] |= seen
-        else:
+        if seen:
             for c in cards:
-                known[c] = seen
+                known[c] |= seen
         return
     faceup, backed = st.faceup, prog.card_backed
     for c in cards:
         up = faceup[c]
         after = up if face is None or face == "keep" else face == "up"
         b = backed[c]
-        seen = (su if up or b else sd) | (du if after or b else dd)
-        known[c] = seen | known[c] if follows else seen
+        known[c] |= (su if up or b else sd) | (du if after or b else dd)
 
 
 def lost_place(prog, st, c: int) -> None:

@@ -261,3 +261,34 @@ def test_the_web_table_tells_only_the_seat_shown():
     assert observation(m, 1)["known"] == []
     assert [e["text"] for e in public.for_seat(0) if e["private"]] == ["Shown to Player 1: two"]
     assert not any("Shown" in e["text"] for e in public.for_seat(1))
+
+
+def test_after_a_simultaneous_pass_each_passer_knows_what_it_gave_and_to_whom():
+    game = api.load_game(os.path.join(HERE, "pass.yaml"))
+    m = api.new_game(game, None, 5)
+    prog = m.program
+    given = {}
+    while m.current_player is not None and m.decision.kind == "choose_many":
+        seat = m.current_player
+        m.apply(0)                            # the first card still offered
+        if m.current_player != seat:
+            given[seat] = None
+    hands = {p: set(m.state.zones[prog.zone_index("hand", p)]) for p in range(3)}
+    for p in range(3):
+        theirs = hands[(p + 1) % 3]
+        known = {k["id"] for k in m.observation(p)["known"]}
+        # Each seat knows exactly the two cards it gave (now in the next hand), nothing of the third seat's.
+        assert len(known) == 2 and all(prog.card_by_id[i] in theirs for i in known), (p, known)
+
+
+def test_a_hand_left_empty_or_moved_whole_tells_which_cards_went():
+    t = Table()
+    t.move("a", t.zone("hand", 0))
+    t.move("a", t.zone("hand", 1))
+    t.move("a", t.zone("pile"))               # its only card: seat 1 can tell it went
+    assert t.knowers("a") == {0, 1}
+    for cid in ("b", "c"):
+        t.move(cid, t.zone("hand", 0))
+        t.move(cid, t.zone("hand", 1))
+    t.rt.move_zone(t.zone("hand", 2), t.zone("hand", 1), False, "keep", None)
+    assert t.knowers("b") == t.knowers("c") == {0, 1, 2}

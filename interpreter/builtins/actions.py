@@ -122,7 +122,7 @@ def _move_statement(g, e, a, pad: str) -> list[str] | None:
                   f"{pad}        {b} = {backed}[{c}]",
                   f"{pad}        {m} = ({upm}[{s}] if {up} or {b} else {downm}[{s}]) | "
                   f"({upm}[{t}] if {b} or st.faceup[{c}] else {downm}[{t}])",
-                  f"{pad}        if {follows}[{s}] or {m} == {tb.everyone}:",
+                  f"{pad}        if {follows}[{s}] or {m} == {tb.everyone} or not st.zones[{s}]:",
                   f"{pad}            st.known[{c}] |= {m}",
                   f"{pad}        else:",
                   f"{pad}            st.known[{c}] = {m}",
