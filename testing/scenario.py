@@ -30,11 +30,11 @@ from rulesvm.interpreter.format import formatter
 from rulesvm.interpreter.rng import derive
 
 ACTIONS = ("note", "choose", "reject", "expect", "expect_options", "expect_options_include", "expect_options_exclude",
-           "expect_zone", "expect_log", "expect_no_log", "expect_event", "expect_result", "expect_over",
+           "expect_zone", "expect_known", "expect_log", "expect_no_log", "expect_event", "expect_result", "expect_over",
            "expect_phase", "expect_decision", "play_until", "play_to_end")
 
 # Steps that only read the state: they may run while an `at: start` scenario is paused.
-STATE_CHECKS = frozenset({"expect", "expect_zone", "expect_log", "expect_no_log", "expect_event", "expect_phase",
+STATE_CHECKS = frozenset({"expect", "expect_zone", "expect_known", "expect_log", "expect_no_log", "expect_event", "expect_phase",
                           "expect_over"})
 
 
@@ -506,8 +506,22 @@ def _step(run: _Run, index: int, step: dict) -> None:
             if not any(a == w or a.split("#")[0] == w for a in actual):
                 raise ScenarioFailure(f"{spec['zone']} holds {actual}, which does not contain {w}", None, aspan)
         return
+    if action == "expect_known":
+        spec = step["expect_known"]
+        seat = spec["seat"]
+        if seat > match.players:
+            raise ScenarioFailure(f"seat {seat} does not exist: the game has {match.players} players", None, aspan)
+        known = [k["id"] for k in match.observation(seat - 1).get("known", [])]
+        if "cards" in spec and sorted(known) != sorted(spec["cards"]) and \
+                sorted(k.split("#")[0] for k in known) != sorted(spec["cards"]):
+            raise ScenarioFailure(f"player {seat} knows {known} without seeing them, expected {spec['cards']}",
+                                  None, aspan)
+        for w in spec.get("contains", []):
+            if not any(k == w or k.split("#")[0] == w for k in known):
+                raise ScenarioFailure(f"player {seat} knows {known} without seeing them, not {w}", None, aspan)
+        return
     if action in ("expect_log", "expect_no_log"):
-        texts = [e["text"] for e in run.events if e["type"] == "log"]
+        texts = [e["text"] for e in run.events if e["type"] in ("log", "reveal")]
         found = any(step[action] in t for t in texts)
         if action == "expect_log" and not found:
             raise ScenarioFailure(f"no log line contains `{step[action]}`; the log so far ends with: "

@@ -292,3 +292,17 @@ def test_a_hand_left_empty_or_moved_whole_tells_which_cards_went():
         t.move(cid, t.zone("hand", 1))
     t.rt.move_zone(t.zone("hand", 2), t.zone("hand", 1), False, "keep", None)
     assert t.knowers("b") == t.knowers("c") == {0, 1, 2}
+
+
+def test_scenarios_check_what_a_seat_knows(tmp_path):
+    from typer.testing import CliRunner
+    from rulesvm.cli.main import app
+    folder = os.path.join(HERE, "scenarios")
+    ok = CliRunner().invoke(app, ["test", folder])
+    assert ok.exit_code == 0 and "2 passed, 0 failed" in ok.output, ok.output
+    wrong = tmp_path / "wrong.scenario.yaml"
+    text = open(os.path.join(folder, "peek_remembers.scenario.yaml"), encoding="utf-8").read()
+    wrong.write_text(text.replace("game: ../peek.yaml", f"game: {PEEK}").replace("{seat: 1, cards: [four]}",
+                                                                                  "{seat: 1, cards: [three]}"))
+    bad = CliRunner().invoke(app, ["test", str(wrong)])
+    assert bad.exit_code == 1 and "player 1 knows ['four'] without seeing them, expected ['three']" in bad.output
