@@ -262,13 +262,17 @@ def _match_difference(game: api.Game, saved: dict, replayed: dict) -> str | None
     prog = game.program
     for key in ("zones", "where", "faceup", "turn", "known", "rng", "gvars", "pvars", "cvars", "decisions", "frames",
                 "pending", "pending_slot", "result"):
-        if canonical_json(s.get(key)) == canonical_json(r.get(key)):
-            continue
+        if canonical_json(s.get(key)) == canonical_json(r.get(key)) or (key == "known" and key not in s):
+            continue            # (a save from before knowledge was kept has none)
         if key in ("zones", "where", "faceup", "turn") and isinstance(s.get(key), list):
             k = next((i for i, (a, b) in enumerate(zip(s[key], r[key])) if a != b), 0)
             where = f"zone `{prog.zone_names[k]}`" if key == "zones" else f"card `{prog.card_ids[k]}`"
             return f"{where} is not as its seed and moves leave it"
         return f"its `{key}` is not the one its seed and moves lead to"
+    if "known" not in s:
+        r = dict(r)
+        r.pop("known", None)
+        replayed = dict(replayed, state=r)
     return None if canonical_json(saved) == canonical_json(replayed) else "its state differs from the replayed game"
 
 
