@@ -3,7 +3,8 @@
 
 The commands live by job: `cli.play` (run, resume, replay), `cli.checks` (validate, info,
 test, diff, schema, fmt), `cli.simulation` (simulate, compare, agents), `cli.serve` (the
-web table); `cli.common` holds what they share. This module only assembles the app.
+web table), `cli.editor` (lsp, the language server); `cli.common` holds what they share.
+This module only assembles the app.
 
 Exit codes: 0 success, 1 game or validation errors (including a rules error while
 playing), 2 usage errors (bad options or arguments), 130 stopped by Ctrl-C, 143 stopped by
@@ -19,6 +20,7 @@ import sys
 import typer
 
 from .checks import diff, fmt, info, schema, test_scenarios, validate
+from .editor import lsp
 from .play import replay, resume, run
 from .serve import serve
 from .simulation import agents, compare, simulate
@@ -46,6 +48,7 @@ app.command()(agents)
 app.command()(schema)
 app.command("fmt")(fmt)
 app.command()(serve)
+app.command()(lsp)
 
 
 def main() -> None:

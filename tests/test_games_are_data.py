@@ -1,4 +1,4 @@
-"""Games are data: nothing under dsl/, interpreter/ or cli/ may name a launch game, one of its
+"""Games are data: nothing under dsl/, interpreter/, cli/, web/ or lsp/ may name a launch game, one of its
 cards or one of its game-specific concepts (comments and docstrings included)."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import yaml
 
 from .conftest import ROOT, game_files
 
-ENGINE_DIRS = ("dsl", "interpreter", "cli", "web")   # web: the web table
+ENGINE_DIRS = ("dsl", "interpreter", "cli", "web", "lsp")   # web: the web table; lsp: the language server
 # Concepts of the launch games that a generic engine has no reason to name.
 CONCEPTS = [r"giant.?king", r"mach.?struggle", r"birthday", r"alien.?attack", r"mothership", r"\bufo",
             r"abduct", r"decoy", r"bentler", r"phalanx", r"cannon", r"\bbrains\b", r"fighter", r"maneuver",

@@ -1,0 +1,48 @@
+"""Checking a game as it stands in the editor (lsp: the language server).
+
+The checks are `rulesvm validate`'s (rulesvm.api), run on the editor's unsaved texts
+(`dsl.reading.given_texts`), and their diagnostics sorted by file: every file of the game
+gets its list, an empty one clearing what was shown before.
+"""
+
+from __future__ import annotations
+
+import os
+
+from rulesvm import api
+from rulesvm.dsl.diagnostics import Diagnostic
+from rulesvm.dsl.reading import given_texts
+
+from .diagnostics import path_of_display
+from .games import GameFiles
+
+
+def run_checks(game: GameFiles, texts: dict, variant: str | None = None, with_variants: bool = False) -> list:
+    """The diagnostics of `game` with the editor's `texts` (path -> text): the game alone (as
+    you type), with one variant file (while it is edited), or alone and with each of its
+    variants as `rulesvm validate` does (`with_variants`, when a file is opened or saved)."""
+    with given_texts(texts):
+        if variant is not None:
+            return api.validate_game(game.game, variants=[variant])
+        if with_variants:
+            return api.validate_path(game.game)
+        return api.validate_game(game.game)
+
+
+def by_file(game: GameFiles, diags: list[Diagnostic], extra: tuple = ()) -> dict:
+    """Absolute path -> its diagnostics, for every file of the game (and `extra` files); a
+    diagnostic naming no file of the game (a file it could not read) goes to the game file."""
+    files = {os.path.realpath(p): p for p in (*game.all, *extra)}
+    out: dict = {p: [] for p in files.values()}
+    seen = set()
+    for diag in diags:
+        key = (diag.code, diag.message, diag.span)
+        if key in seen:              # the game alone and with a variant: the same mistake once
+            continue
+        seen.add(key)
+        path = files.get(os.path.realpath(path_of_display(diag.span.file))) if diag.span.line > 0 else None
+        if path is None:
+            path = path_of_display(diag.span.file) if diag.span.line > 0 and \
+                os.path.isfile(path_of_display(diag.span.file)) else game.game
+        out.setdefault(path, []).append(diag)
+    return out
