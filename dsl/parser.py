@@ -18,6 +18,7 @@ from lark.parsers.lalr_analysis import Shift
 
 from . import ast as A
 from .diagnostics import Diagnostic, DiagnosticError, Span
+from .remembered import remember
 
 GRAMMAR_PATH = os.path.join(os.path.dirname(__file__), "grammar.lark")
 
@@ -706,6 +707,7 @@ class _Recovery:
         lc.column = pos - lc.line_start_pos + 1
 
 
+@remember
 def parse_rules(text: str, path: str) -> A.RulesFile:
     """Parse one rules file; raises DiagnosticError with every syntax error found."""
     recovery = _Recovery(text, path)
@@ -727,6 +729,7 @@ def parse_rules(text: str, path: str) -> A.RulesFile:
     return result
 
 
+@remember
 def parse_expression(text: str, path: str, line: int = 1, col: int = 1) -> A.Expr:
     """Parse a single expression (used for scenario expectations and YAML snippets)."""
     errors: list[Diagnostic] = []

@@ -1,7 +1,8 @@
 """Checking a game as it stands in the editor (lsp: the language server).
 
 The checks are `rulesvm validate`'s (rulesvm.api), run on the editor's unsaved texts
-(`dsl.reading.given_texts`), and their diagnostics sorted by file: every file of the game
+(`dsl.reading.given_texts`), texts unchanged since the check before not parsed again
+(`dsl.remembered`), and their diagnostics sorted by file: every file of the game
 gets its list, an empty one clearing what was shown before.
 """
 
@@ -12,21 +13,28 @@ import os
 from rulesvm import api
 from rulesvm.dsl.diagnostics import Diagnostic
 from rulesvm.dsl.reading import given_texts
+from rulesvm.dsl.remembered import remembered_parses
 
 from .diagnostics import path_of_display
 from .games import GameFiles
 
 
-def run_checks(game: GameFiles, texts: dict, variant: str | None = None, with_variants: bool = False) -> list:
+def run_checks(game: GameFiles, texts: dict, variant: str | None = None, with_variants: bool = False,
+               parses: dict | None = None) -> tuple[list, dict]:
     """The diagnostics of `game` with the editor's `texts` (path -> text): the game alone (as
     you type), with one variant file (while it is edited), or alone and with each of its
-    variants as `rulesvm validate` does (`with_variants`, when a file is opened or saved)."""
-    with given_texts(texts):
+    variants as `rulesvm validate` does (`with_variants`, when a file is opened or saved).
+
+    `parses` are the parses of the check before (the texts not edited since are not parsed
+    again); returned with the diagnostics are this check's, for the next."""
+    with given_texts(texts), remembered_parses(parses or {}) as memo:
         if variant is not None:
-            return api.validate_game(game.game, variants=[variant])
-        if with_variants:
-            return api.validate_path(game.game)
-        return api.validate_game(game.game)
+            diags = api.validate_game(game.game, variants=[variant])
+        elif with_variants:
+            diags = api.validate_path(game.game)
+        else:
+            diags = api.validate_game(game.game)
+    return diags, memo
 
 
 def by_file(game: GameFiles, diags: list[Diagnostic], extra: tuple = ()) -> dict:

@@ -16,6 +16,8 @@ import yaml
 # How many folders above a file its game file may be (`games/x/variants/v.yaml` -> `games/`).
 MAX_LEVELS_UP = 3
 MAX_HEAD = 1 << 20
+# libyaml's parser where PyYAML has it: a game file is read only for the files it names.
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 @dataclass
@@ -48,7 +50,7 @@ def _data(path: str, texts: dict):
     if text is None:
         return None
     try:
-        return yaml.safe_load(text)
+        return yaml.load(text, Loader=_LOADER)
     except yaml.YAMLError:
         return None
 

@@ -34,7 +34,7 @@ from .positions import after_dot, code_point_column, path_of, to_range, uri_of, 
 
 VERSION = "0.1.0"
 # How long after a keystroke the game is checked, if no other keystroke came meanwhile.
-DEBOUNCE = 0.05
+DEBOUNCE = 0.02
 # Declarations go to definition reaches (fields and per-card variables after a dot).
 PARTIAL = re.compile(r"[A-Za-z0-9_]*$")
 DEFINED = {"proc", "func", "phase", "ability", "zone", "var", "kind", "option", "event"}
@@ -46,6 +46,8 @@ class RulesServer(LanguageServer):
     def __init__(self):
         super().__init__("rulesvm", VERSION)
         self.declarations = Declarations()
+        self.parses: dict = {}              # game file -> the parses of its last check
+        self.games: dict = {}               # path -> its GameFiles (or None), until a YAML file changes
         self.generation: dict = {}          # game file -> number of the latest check asked for
         self.published: dict = {}           # game file -> URIs given diagnostics
         self.check_lock: asyncio.Lock | None = None
@@ -75,7 +77,14 @@ class RulesServer(LanguageServer):
         return (self.read(path) or "").splitlines()
 
     def game_of(self, path: str) -> GameFiles | None:
-        return find_game(path, self.texts())
+        if path not in self.games:
+            self.games[path] = find_game(path, self.texts())
+        return self.games[path]
+
+    def forget_games(self, uri: str, opened: bool = False) -> None:
+        """A YAML file changed (or a file was opened): which file belongs to which game may have too."""
+        if opened or is_yaml(path_of(uri)):
+            self.games.clear()
 
     def declarations_for(self, path: str) -> list[Decl]:
         """The declarations of the game `path` belongs to (of the file alone, without a game)."""
@@ -136,7 +145,8 @@ async def check(ls: RulesServer, uri: str, with_variants: bool, delay: float = 0
         variant = path if is_yaml(path) and path != game.game and "\nvariant:" in "\n" + (ls.read(path) or "") \
             else None
         start = time.perf_counter()
-        diags = await asyncio.to_thread(run_checks, game, ls.texts(), variant, with_variants and variant is None)
+        diags, ls.parses[key] = await asyncio.to_thread(run_checks, game, ls.texts(), variant,
+                                                        with_variants and variant is None, ls.parses.get(key))
         ls.last_check_seconds = time.perf_counter() - start
     if ls.generation.get(key) == gen:
         ls.publish(key, by_file(game, diags, (variant,) if variant else ()))
@@ -144,21 +154,25 @@ async def check(ls: RulesServer, uri: str, with_variants: bool, delay: float = 0
 
 @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
 async def did_open(ls: RulesServer, params: types.DidOpenTextDocumentParams) -> None:
+    ls.forget_games(params.text_document.uri, opened=True)
     await check(ls, params.text_document.uri, with_variants=True)
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
 async def did_change(ls: RulesServer, params: types.DidChangeTextDocumentParams) -> None:
+    ls.forget_games(params.text_document.uri)
     await check(ls, params.text_document.uri, with_variants=False, delay=DEBOUNCE)
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
 async def did_save(ls: RulesServer, params: types.DidSaveTextDocumentParams) -> None:
+    ls.forget_games(params.text_document.uri)
     await check(ls, params.text_document.uri, with_variants=True)
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
 async def did_close(ls: RulesServer, params: types.DidCloseTextDocumentParams) -> None:
+    ls.forget_games(params.text_document.uri)
     await check(ls, params.text_document.uri, with_variants=False)      # the file on disk again
 
 
