@@ -247,35 +247,43 @@ class MCTSAgent(Agent):
         m = match.with_state(st, max_steps=SAMPLE_MAX_STEPS)
         node = root
         path = []
+        c, log, sqrt = self.c, math.log, math.sqrt
         while not m.is_over:
             d = m.state.pending
-            labels = d.labels
-            untried = [i for i, lbl in enumerate(labels) if lbl not in node.children]
-            for lbl in labels:
-                child = node.children.get(lbl)
-                if child is not None:
-                    child.avail += 1
+            labels = [o.label for o in d.options]
+            children = node.children
+            # One pass: every child offered here was available once more; the options never
+            # tried; the first child expanded but never scored (its sample failed: try it
+            # first); and the best by UCB over availability.
+            untried = []
+            unscored = -1
+            best, best_score = 0, -math.inf
+            for i, lbl in enumerate(labels):
+                child = children.get(lbl)
+                if child is None:
+                    untried.append(i)
+                    continue
+                avail = child.avail = child.avail + 1
+                visits = child.visits
+                if visits == 0:
+                    if unscored < 0:
+                        unscored = i
+                    continue
+                score = child.total / visits + c * sqrt(log(avail) / visits)
+                if score > best_score:
+                    best, best_score = i, score
             if untried:
                 k, self.state = R.below(self.state, len(untried))
                 i = untried[k]
                 child = _Node(d.player)
                 child.avail = 1
-                node.children[labels[i]] = child
+                children[labels[i]] = child
                 m.apply(i)
                 path.append(child)
                 break
-            log_term = None
-            best, best_score = 0, -math.inf
-            for i, lbl in enumerate(labels):
-                child = node.children[lbl]
-                if child.visits == 0:
-                    best = i          # expanded but never scored (its sample failed): try it first
-                    break
-                log_term = math.log(max(child.avail, 1))
-                score = child.total / child.visits + self.c * math.sqrt(log_term / child.visits)
-                if score > best_score:
-                    best, best_score = i, score
-            node = node.children[labels[best]]
+            if unscored >= 0:
+                best = unscored
+            node = children[labels[best]]
             m.apply(best)
             path.append(node)
         _, self.state = random_rollout(m, self.state, self._playout)
