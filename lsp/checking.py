@@ -12,6 +12,7 @@ import os
 
 from rulesvm import api
 from rulesvm.dsl.diagnostics import Diagnostic
+from rulesvm.dsl.files import CheckSession
 from rulesvm.dsl.reading import given_texts
 from rulesvm.dsl.remembered import remembered_parses
 
@@ -20,20 +21,31 @@ from .games import GameFiles
 
 
 def run_checks(game: GameFiles, texts: dict, variant: str | None = None, with_variants: bool = False,
-               parses: dict | None = None) -> tuple[list, dict]:
+               parses: dict | None = None, partial=None, stale=None) -> tuple[list, dict]:
     """The diagnostics of `game` with the editor's `texts` (path -> text): the game alone (as
-    you type), with one variant file (while it is edited), or alone and with each of its
-    variants as `rulesvm validate` does (`with_variants`, when a file is opened or saved).
+    you type), with one variant file (while it or a rules file it names is edited), or as
+    `rulesvm validate` checks a game file (`with_variants`, when a file is opened or saved):
+    alone, then with each of its variants, their errors only. Then `partial(diagnostics)` is
+    given the game alone's at once, and `stale()` is asked before each variant: true, the
+    checks stop there (a newer edit will be checked).
 
     `parses` are the parses of the check before (the texts not edited since are not parsed
     again); returned with the diagnostics are this check's, for the next."""
     with given_texts(texts), remembered_parses(parses or {}) as memo:
         if variant is not None:
-            diags = api.validate_game(game.game, variants=[variant])
-        elif with_variants:
-            diags = api.validate_path(game.game)
-        else:
-            diags = api.validate_game(game.game)
+            return api.validate_game(game.game, variants=[variant]), memo
+        if not with_variants:
+            return api.validate_game(game.game), memo
+        session = CheckSession()            # the game's files are read again for each variant
+        diags = api.validate_game(game.game, session=session)
+        if any(d.is_error for d in diags) or not game.variant_names:
+            return diags, memo
+        if partial is not None:
+            partial(list(diags))
+        for name in game.variant_names:
+            if session.exceeded or (stale is not None and stale()):
+                break
+            diags.extend(d for d in api.validate_game(game.game, variants=[name], session=session) if d.is_error)
     return diags, memo
 
 

@@ -1,7 +1,7 @@
 """Which game a file belongs to (lsp: the language server; one workspace per game).
 
 A game is its YAML game file (a top-level `rules:` key) and the files it names: rules
-files, card sets and variants. A rules file or card set knows its game through the game
+files, card sets and variants (and the rules files its variants name). A rules file or card set knows its game through the game
 file that names it, looked for in the file's folder and the folders above it; a variant
 file also through its `base:`. The editor's unsaved texts are read instead of the files.
 """
@@ -27,10 +27,19 @@ class GameFiles:
     rules: list = field(default_factory=list)
     card_sets: list = field(default_factory=list)
     variants: list = field(default_factory=list)
+    variant_names: list = field(default_factory=list)   # as `rulesvm validate` checks them: sorted
+    variant_rules: dict = field(default_factory=dict)   # a rules file a variant names -> that variant
 
     @property
     def all(self) -> list:
-        return [self.game, *self.rules, *self.card_sets, *self.variants]
+        return [self.game, *self.rules, *self.card_sets, *self.variants, *self.variant_rules]
+
+    def variant_of(self, path: str) -> str | None:
+        """The variant file to check `path` with: itself (a variant file), the variant naming it
+        (a rules file of a variant), or None (a file of the game itself)."""
+        if path in self.variant_rules:
+            return self.variant_rules[path]
+        return path if path in self.variants else None
 
 
 def _text(path: str, texts: dict) -> str | None:
@@ -60,11 +69,14 @@ def is_yaml(path: str) -> bool:
 
 
 def read_game(path: str, texts: dict) -> GameFiles | None:
-    """The files of the game whose game file is `path`, or None if it is no game file."""
+    """The files of the game whose game file is `path` (a top-level `rules:`, no `variant:`), or
+    None if it is no game file."""
     text = _text(path, texts)
     if text is None or "\nrules:" not in "\n" + text:
         return None
     data = _data(path, texts)
+    if isinstance(data, dict) and "variant" in data:
+        return None                 # a variant file, which may change the rules too
     if not isinstance(data, dict) or "rules" not in data:
         return GameFiles(path)      # a game file too broken to read: checking it says why
     base = os.path.dirname(path)
@@ -72,14 +84,22 @@ def read_game(path: str, texts: dict) -> GameFiles | None:
     def paths(value) -> list:
         items = value if isinstance(value, list) else [value] if value else []
         return [os.path.normpath(os.path.join(base, v)) for v in items if isinstance(v, str)]
-    variants = data.get("variants")
-    return GameFiles(path, paths(data.get("rules")), paths(data.get("card_sets")),
-                     paths(list(variants.values()) if isinstance(variants, dict) else []))
+    variants = data.get("variants") if isinstance(data.get("variants"), dict) else {}
+    game = GameFiles(path, paths(data.get("rules")), paths(data.get("card_sets")), paths(list(variants.values())),
+                     sorted(variants))
+    for variant in game.variants:
+        vdata = _data(variant, texts)
+        rules = vdata.get("rules") if isinstance(vdata, dict) else None
+        for key, value in (rules.items() if isinstance(rules, dict) else ()):
+            if str(key).endswith("_file") and isinstance(value, str):
+                game.variant_rules.setdefault(os.path.normpath(os.path.join(os.path.dirname(variant), value)), variant)
+    return game
 
 
 def find_game(path: str, texts: dict) -> GameFiles | None:
-    """The game `path` belongs to: itself if it is a game file; else the game file naming it in
-    its folder or the folders above; else (a variant) its `base:`."""
+    """The game `path` belongs to: itself if it is a game file; else the game file naming it
+    (or naming a variant that names it) in its folder or the folders above; else (a variant)
+    its `base:`."""
     path = os.path.abspath(path)
     if is_yaml(path):
         own = read_game(path, texts)

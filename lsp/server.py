@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import re
-import time
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
@@ -51,7 +50,6 @@ class RulesServer(LanguageServer):
         self.generation: dict = {}          # game file -> number of the latest check asked for
         self.published: dict = {}           # game file -> URIs given diagnostics
         self.check_lock: asyncio.Lock | None = None
-        self.last_check_seconds = 0.0
 
     def texts(self) -> dict:
         """The editor's texts of the open rules and YAML files (path -> text)."""
@@ -89,8 +87,8 @@ class RulesServer(LanguageServer):
     def declarations_for(self, path: str) -> list[Decl]:
         """The declarations of the game `path` belongs to (of the file alone, without a game)."""
         game = self.game_of(path)
-        files = game.rules if game is not None and game.rules else [path]
-        return self.declarations.of_files(files, self.read)
+        files = game.rules if game is not None and game.rules else []
+        return self.declarations.of_files(files if path in files else [*files, path], self.read)
 
     def publish(self, key: str, files: dict) -> None:
         """Send each file's diagnostics; a file given some before and not now gets an empty list."""
@@ -142,14 +140,21 @@ async def check(ls: RulesServer, uri: str, with_variants: bool, delay: float = 0
     async with ls.check_lock:
         if ls.generation.get(key) != gen:
             return
-        variant = path if is_yaml(path) and path != game.game and "\nvariant:" in "\n" + (ls.read(path) or "") \
-            else None
-        start = time.perf_counter()
-        diags, ls.parses[key] = await asyncio.to_thread(run_checks, game, ls.texts(), variant,
-                                                        with_variants and variant is None, ls.parses.get(key))
-        ls.last_check_seconds = time.perf_counter() - start
-    if ls.generation.get(key) == gen:
-        ls.publish(key, by_file(game, diags, (variant,) if variant else ()))
+        variant = game.variant_of(path)
+        if variant is None and is_yaml(path) and path != game.game and "\nvariant:" in "\n" + (ls.read(path) or ""):
+            variant = path              # a variant file whose `base:` is the game, not listed by it
+        extra = (variant,) if variant else ()
+        loop = asyncio.get_running_loop()
+
+        def stale() -> bool:
+            return ls.generation.get(key) != gen
+
+        def partial(diags: list) -> None:    # the game alone, while its variants are checked
+            loop.call_soon_threadsafe(lambda: stale() or ls.publish(key, by_file(game, diags, extra)))
+        diags, ls.parses[key] = await asyncio.to_thread(run_checks, game, ls.texts(), variant, with_variants,
+                                                        ls.parses.get(key), partial, stale)
+    if not stale():
+        ls.publish(key, by_file(game, diags, extra))
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_OPEN)

@@ -15,7 +15,9 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 
 from rulesvm import api
 from rulesvm.dsl.primitives import PRIMITIVES
-from rulesvm.dsl.reading import given_texts
+from rulesvm.dsl.parser import parse_rules
+from rulesvm.dsl.reading import given_texts, read_bytes
+from rulesvm.dsl.remembered import remembered_parses
 from rulesvm.lsp.diagnostics import code_link
 from rulesvm.lsp.hover import hover_text, primitive_hover
 from rulesvm.tooling.formatter import format_text
@@ -178,3 +180,39 @@ def test_every_code_links_to_its_section_of_the_error_list():
     assert code_link("E203").endswith("errors.md#names-and-declarations-e201-e234")
     assert code_link("W401").endswith("#warnings-w401-w406")
     assert code_link("R900").endswith("#runtime-errors-r001-r016-r900")
+
+
+@shared_server
+async def test_a_variant_is_checked_while_it_is_edited(client: LanguageClient, game_dir):
+    path = game_dir / "variants" / "draw_one.yaml"
+    text = path.read_text(encoding="utf-8")
+    bad = text.replace("draw_card(p)", "draw_crad(p)", 1)
+    uri = _open(client, path, text)
+    _change(client, uri, bad, 2)
+    diags = await diagnostics_until(client, uri, lambda ds: any("draw_crad" in d.message for d in ds))
+    (diag,) = [d for d in diags if "draw_crad" in d.message]
+    assert diag.range.start == _position(bad, "draw_crad")
+    _change(client, uri, text, 3)
+    await diagnostics_until(client, uri, lambda ds: len(ds) == 0)
+
+
+def test_given_texts_are_read_instead_of_the_files_only_within_the_block(tmp_path):
+    path = tmp_path / "x.rules"
+    path.write_text("zone a: ordered\n", encoding="utf-8")
+    with given_texts({str(path): "zone b: ordered\n"}):
+        assert read_bytes(str(path)) == b"zone b: ordered\n"
+    assert read_bytes(str(path)) == b"zone a: ordered\n"
+
+
+def test_remembered_parses_serve_the_next_check_only():
+    text = "zone a: ordered\n"
+    assert parse_rules(text, "x.rules") is not parse_rules(text, "x.rules")    # the command line: parsed each time
+    with remembered_parses({}) as first:
+        tree = parse_rules(text, "x.rules")
+        assert parse_rules(text, "x.rules") is tree
+    with remembered_parses(first) as second:
+        assert parse_rules(text, "x.rules") is tree
+    with remembered_parses(second) as third:
+        parse_rules("zone b: ordered\n", "x.rules")
+    with remembered_parses(third):
+        assert parse_rules(text, "x.rules") is not tree       # not used by the check before: forgotten
