@@ -6,7 +6,8 @@ edit has the game checked alone (or with the variant file being edited) a moment
 last keystroke, on the editor's unsaved texts, in a worker thread so that hover and
 completion answer meanwhile. Diagnostics go to every file of the game (checking.py); hover,
 definition, completion and the outline read the declarations of the game's rules files
-(declarations.py); formatting is `rulesvm fmt`'s.
+(declarations.py); formatting is `rulesvm fmt`'s. An open scenario file is run as
+`rulesvm test` runs it (scenarios.py), again whenever its game is checked.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from .formatting import format_edits
 from .games import GameFiles, find_game, is_yaml
 from .hover import hover_text
 from .outline import document_symbols
+from .scenarios import check_scenario, is_scenario, scenario_game
 from .positions import after_dot, code_point_column, path_of, to_range, uri_of, word_at
 
 VERSION = "0.1.0"
@@ -123,9 +125,33 @@ def _syntax_only(ls: RulesServer, path: str) -> None:
     ls.publish(path, {path: diags})
 
 
+async def check_scenario_file(ls: RulesServer, path: str, delay: float = 0.0) -> None:
+    """Run an open scenario file on the editor's texts and publish; a later edit gives way."""
+    ls.generation[path] = gen = ls.generation.get(path, 0) + 1
+    if delay:
+        await asyncio.sleep(delay)
+    if ls.check_lock is None:
+        ls.check_lock = asyncio.Lock()
+    async with ls.check_lock:
+        if ls.generation.get(path) != gen:
+            return
+        diags = await asyncio.to_thread(check_scenario, path, ls.texts())
+    if ls.generation.get(path) == gen:
+        ls.publish(path, {path: diags})
+
+
+def scenarios_of(ls: RulesServer, game: str) -> list[str]:
+    """The open scenario files that play `game`."""
+    return [path for path, text in ls.texts().items() if is_scenario(path) and scenario_game(path, text) == game]
+
+
 async def check(ls: RulesServer, uri: str, with_variants: bool, delay: float = 0.0) -> None:
-    """Check the game of `uri` and publish; a later edit of the same game makes this one give way."""
+    """Check the game of `uri` and publish, then run the open scenarios playing it; a later
+    edit of the same game makes this one give way."""
     path = path_of(uri)
+    if is_scenario(path):
+        await check_scenario_file(ls, path, delay)
+        return
     game = ls.game_of(path)
     if game is None:
         if path.endswith(".rules"):
@@ -155,6 +181,8 @@ async def check(ls: RulesServer, uri: str, with_variants: bool, delay: float = 0
                                                         ls.parses.get(key), partial, stale)
     if not stale():
         ls.publish(key, by_file(game, diags, extra))
+        for scenario in scenarios_of(ls, key):
+            await check_scenario_file(ls, scenario)
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_OPEN)

@@ -20,6 +20,7 @@ from rulesvm.dsl import ast as A
 from rulesvm.dsl.diagnostics import Diagnostic, DiagnosticError, Reporter, Span, did_you_mean
 from rulesvm.dsl.loader import VariantNotFound
 from rulesvm.dsl.parser import parse_expression
+from rulesvm.dsl.reading import read_bytes
 from rulesvm.dsl.schema import SCENARIO_SCHEMA, validate
 from rulesvm.dsl.types import BOOL, CARD, PLAYER, ZONE
 from rulesvm.dsl.yaml_loader import Marks, decode_text, load_yaml_file, scalar_origin
@@ -72,6 +73,12 @@ class ScenarioResult:
     passed: bool
     message: str = ""
     steps: int = 0
+    # Where and why it failed, for an editor: the diagnostics of a scenario or game that does
+    # not load; else the span, code (None: the game does not behave as expected) and reason.
+    diagnostics: list = field(default_factory=list)
+    span: Span | None = None
+    code: str | None = None
+    reason: str = ""
 
 
 @dataclass
@@ -593,12 +600,12 @@ def run_scenario(path: str) -> ScenarioResult:
     except DiagnosticError as exc:
         d = exc.diagnostics[0]
         return ScenarioResult(path, name, False, f"{d.span.file}:{d.span.line}:{d.span.col}: error[{d.code}]: "
-                              f"{d.message}" + (f" (hint: {d.hint})" if d.hint else ""))
+                              f"{d.message}" + (f" (hint: {d.hint})" if d.hint else ""),
+                              diagnostics=list(exc.diagnostics))
     name = data.get("name", name)
     run = _Run(path, data, marks, game)
     try:
-        with open(path, "rb") as fh:
-            run.text = decode_text(fh.read(), marks.file)
+        run.text = decode_text(read_bytes(path), marks.file)     # the editor's text in `rulesvm lsp`
     except (OSError, DiagnosticError):
         run.text = ""
     step_no = None
@@ -621,11 +628,14 @@ def run_scenario(path: str) -> ScenarioResult:
     except ScenarioFailure as exc:
         if exc.step is None:
             exc.step = step_no
-        return ScenarioResult(path, name, False, exc.describe(), step_no or 0)
+        where = exc.span or (marks.span(("steps", step_no - 1)) if step_no else marks.span(()))
+        return ScenarioResult(path, name, False, exc.describe(), step_no or 0, span=where, code=exc.code,
+                              reason=(f"step {exc.step}: " if exc.step is not None else "") + exc.message)
     except RulesRuntimeError as exc:
         where = marks.span(("steps", step_no - 1)) if step_no else marks.span(())
-        return ScenarioResult(path, name, False, f"{where.file}:{where.line}:{where.col}: "
-                              + (f"step {step_no}: " if step_no else "") + exc.describe(), step_no or 0)
+        reason = (f"step {step_no}: " if step_no else "") + exc.describe()
+        return ScenarioResult(path, name, False, f"{where.file}:{where.line}:{where.col}: " + reason, step_no or 0,
+                              span=where, reason=reason)
     return ScenarioResult(path, name, True, "", len(data["steps"]))
 
 

@@ -216,3 +216,16 @@ def test_remembered_parses_serve_the_next_check_only():
         parse_rules("zone b: ordered\n", "x.rules")
     with remembered_parses(third):
         assert parse_rules(text, "x.rules") is not tree       # not used by the check before: forgotten
+
+
+@shared_server
+async def test_a_scenario_is_run_as_it_is_edited(client: LanguageClient, game_dir):
+    path = game_dir / "scenarios" / "deal.scenario.yaml"
+    text = path.read_text(encoding="utf-8")
+    bad = text.replace('"count(discard) == 1"', '"count(discard) == 2"', 1)
+    uri = _open(client, path, bad)
+    diags = await diagnostics_until(client, uri, lambda ds: len(ds) > 0)
+    assert diags[0].code == "failed" and "count(discard) == 2" in diags[0].message
+    assert diags[0].range.start.line == _position(bad, "count(discard) == 2").line
+    _change(client, uri, text, 2)
+    await diagnostics_until(client, uri, lambda ds: len(ds) == 0)
