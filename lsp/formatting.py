@@ -12,6 +12,8 @@ from rulesvm.dsl.diagnostics import DiagnosticError
 from rulesvm.dsl.files import display_path
 from rulesvm.tooling.formatter import FormatError, format_text
 
+from .positions import client_column
+
 
 def format_edits(path: str, text: str) -> list[types.TextEdit] | None:
     """The edits laying `text` out canonically: one edit of the whole text, [] if it is already
@@ -24,5 +26,5 @@ def format_edits(path: str, text: str) -> list[types.TextEdit] | None:
     if out == source:
         return []
     lines = text.split("\n")
-    end = types.Position(len(lines) - 1, len(lines[-1].encode("utf-16-le")) // 2)
+    end = types.Position(len(lines) - 1, client_column(lines[-1], len(lines[-1])))
     return [types.TextEdit(types.Range(types.Position(0, 0), end), out)]

@@ -1,8 +1,10 @@
 """Positions between rulesvm and the protocol (lsp: the language server).
 
 A `Span` counts lines and columns from 1 in code points; the protocol counts from 0 in
-UTF-16 code units. File names: diagnostics name files as `rulesvm validate` shows them
-(relative to the working directory), the protocol as `file://` URIs.
+the code units the client and server agreed on when they started (UTF-16 unless the client
+offers UTF-8 or UTF-32: `use_encoding`; one server process serves one client). File names:
+diagnostics name files as `rulesvm validate` shows them (relative to the working
+directory), the protocol as `file://` URIs.
 """
 
 from __future__ import annotations
@@ -16,6 +18,14 @@ from pygls.uris import from_fs_path, to_fs_path
 from rulesvm.dsl.diagnostics import Span
 
 WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_UNITS = {"utf-8": lambda ch: len(ch.encode("utf-8")), "utf-16": lambda ch: 2 if ord(ch) > 0xFFFF else 1,
+          "utf-32": lambda ch: 1}
+_agreed = {"encoding": "utf-16"}
+
+
+def use_encoding(name: str) -> None:
+    """Count columns in `name` ("utf-8", "utf-16", "utf-32") from now on, as agreed with the client."""
+    _agreed["encoding"] = name if name in _UNITS else "utf-16"
 
 
 def uri_of(path: str) -> str:
@@ -26,19 +36,19 @@ def path_of(uri: str) -> str:
     return os.path.abspath(to_fs_path(uri) or uri)
 
 
-def utf16_column(line: str, col: int) -> int:
-    """A 0-based code-point column of `line` as UTF-16 code units."""
-    head = line[:max(col, 0)]
-    return len(head.encode("utf-16-le")) // 2
+def client_column(line: str, col: int) -> int:
+    """A 0-based code-point column of `line` in the client's code units."""
+    units = _UNITS[_agreed["encoding"]]
+    return sum(units(ch) for ch in line[:max(col, 0)])
 
 
 def code_point_column(line: str, character: int) -> int:
-    """A 0-based UTF-16 column of `line` as code points."""
-    units = 0
+    """A 0-based column of `line` in the client's code units as code points."""
+    units, count = _UNITS[_agreed["encoding"]], 0
     for i, ch in enumerate(line):
-        if units >= character:
+        if count >= character:
             return i
-        units += 2 if ord(ch) > 0xFFFF else 1
+        count += units(ch)
     return len(line)
 
 
@@ -58,8 +68,8 @@ def to_range(span: Span, lines: list[str] | None) -> types.Range:
         text = line_text(start_line)
         found = WORD.match(text, start_col - 1)
         end_line, end_col = start_line, (found.end() + 1 if found else start_col + 1)
-    return types.Range(types.Position(start_line - 1, utf16_column(line_text(start_line), start_col - 1)),
-                       types.Position(end_line - 1, utf16_column(line_text(end_line), end_col - 1)))
+    return types.Range(types.Position(start_line - 1, client_column(line_text(start_line), start_col - 1)),
+                       types.Position(end_line - 1, client_column(line_text(end_line), end_col - 1)))
 
 
 def word_at(lines: list[str], position: types.Position) -> tuple[str, int, int] | None:

@@ -31,7 +31,7 @@ from .games import GameFiles, find_game, is_yaml
 from .hover import hover_text
 from .outline import document_symbols
 from .scenarios import check_scenario, is_scenario, scenario_game
-from .positions import after_dot, code_point_column, path_of, to_range, uri_of, word_at
+from .positions import after_dot, code_point_column, path_of, to_range, uri_of, use_encoding, word_at
 
 VERSION = "0.1.0"
 # How long after a keystroke the game is checked, if no other keystroke came meanwhile.
@@ -183,6 +183,11 @@ async def check(ls: RulesServer, uri: str, with_variants: bool, delay: float = 0
         ls.publish(key, by_file(game, diags, extra))
         for scenario in scenarios_of(ls, key):
             await check_scenario_file(ls, scenario)
+
+
+@server.feature(types.INITIALIZED)
+def initialized(ls: RulesServer, params: types.InitializedParams) -> None:
+    use_encoding(str(ls.server_capabilities.position_encoding or "utf-16"))
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_OPEN)

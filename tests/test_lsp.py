@@ -15,11 +15,13 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 
 from rulesvm import api
 from rulesvm.dsl.primitives import PRIMITIVES
+from rulesvm.dsl.diagnostics import Span
 from rulesvm.dsl.parser import parse_rules
 from rulesvm.dsl.reading import given_texts, read_bytes
 from rulesvm.dsl.remembered import remembered_parses
 from rulesvm.lsp.diagnostics import code_link
 from rulesvm.lsp.hover import hover_text, primitive_hover
+from rulesvm.lsp.positions import to_range, use_encoding, word_at
 from rulesvm.tooling.formatter import format_text
 
 from .conftest import GAMES_DIR
@@ -229,3 +231,17 @@ async def test_a_scenario_is_run_as_it_is_edited(client: LanguageClient, game_di
     assert diags[0].range.start.line == _position(bad, "count(discard) == 2").line
     _change(client, uri, text, 2)
     await diagnostics_until(client, uri, lambda ds: len(ds) == 0)
+
+
+def test_columns_count_in_the_code_units_agreed_with_the_client():
+    line = 'log("ジャ𝄞") discrad'
+    span = Span("x.rules", 1, line.index("discrad") + 1, 1, len(line) + 1)
+    try:
+        expected = {"utf-16": 12, "utf-8": 18, "utf-32": 11}
+        for encoding, column in expected.items():
+            use_encoding(encoding)
+            where = to_range(span, [line])
+            assert (where.start.character, where.end.character) == (column, column + 7), encoding
+            assert word_at([line], where.start)[0] == "discrad"
+    finally:
+        use_encoding("utf-16")
