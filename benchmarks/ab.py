@@ -77,6 +77,9 @@ def main() -> None:
     ap.add_argument("--batch", type=int, default=100, help="games in a batch")
     ap.add_argument("--cpu", action="store_true",
                     help="measure this process's CPU time, not the wall clock (other work on the machine counts less)")
+    ap.add_argument("--games-from", default=os.path.join(ROOT, "games"), metavar="DIR",
+                    help="read the game files from DIR (default: this checkout's games/), e.g. a copy without the keys "
+                         "an older A cannot read")
     ap.add_argument("--no-knowledge", action="store_true",
                     help="B keeps no record of what each seat knows, as a simulation of random bots and a search's "
                          "playouts do (A: a checkout from before knowledge was kept)")
@@ -88,7 +91,7 @@ def main() -> None:
         # Each side loads its games before the next side's rulesvm replaces it in sys.modules.
         for label, checkout in (("A", os.path.abspath(args.other)), ("B", ROOT)):
             api = load_api(importable_root(checkout, os.path.join(scratch, label)))
-            sides[label] = (api, {g: api.load_game(os.path.join(ROOT, "games", f"{g}.yaml")) for g in args.games})
+            sides[label] = (api, {g: api.load_game(os.path.join(args.games_from, f"{g}.yaml")) for g in args.games})
         print(f"A = {args.other}, B = {ROOT}; median µs per random game over {args.reps} batches of {args.batch}")
         for g in args.games:
             times: dict = {"A": [], "B": []}

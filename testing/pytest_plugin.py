@@ -25,6 +25,10 @@ class ScenarioFailed(Exception):
 
 
 class ScenarioItem(pytest.Item):
+    # No fixtures; declared because pytest-lsp's runtest hook returns without yielding (a
+    # pluggy error) for an item that lacks it.
+    funcargs: dict = {}
+
     def runtest(self):
         result = run_scenario(str(self.path))
         if not result.passed:

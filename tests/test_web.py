@@ -218,8 +218,10 @@ def _ids_in(value, out):
 
 
 def _hidden_ids(table, snap, seat):
+    """The cards `seat` can neither see nor know (a card it saw go into a hand it may name)."""
+    from rulesvm.interpreter.knowledge import knows
     prog = table.match.program
-    return {prog.card_ids[c] for c in range(len(prog.card_ids)) if not can_see_card(prog, snap, c, snap.where[c], seat)}
+    return {prog.card_ids[c] for c in range(len(prog.card_ids)) if not knows(prog, snap, c, seat)}
 
 
 def _check_backs(view):
@@ -560,13 +562,18 @@ def test_card_pictures_are_served_only_by_number_and_only_for_visible_cards(tmp_
             ws.send_json({"type": "choose", "option": option["id"], "serial": st["serial"]})
             while not table.match.is_over:
                 next_state(ws)
-        # Now in Player 1's hand: Player 2 is sent neither the card nor its picture.
+        # Now in Player 1's hand: Player 2's view of that hand is a count; it saw the card
+        # taken from the pool, so it knows it (docs/language.md#what-a-seat-knows), picture and all.
         other = client.get(f"/api/seat/{table.seat_token[1]}").json()
-        assert "a.png" not in json.dumps(other) and "/card-image/0" not in json.dumps(other)
         assert other["observation"]["zones"]["hand"]["1"] == {"count": 1}
-        # The log tells Player 2 that a card was taken, not which: it went where they cannot see.
-        assert "Golden Token" not in json.dumps(other)
-        assert [e["text"] for e in other["log"] if e["kind"] == "decision"] == ["Player 1 chose a card"]
+        assert [(k["id"], k["zone"], k["image"]) for k in other["observation"]["known"]] == [("a", "hand[1]", url)]
+        # A seat that never saw it is sent neither the card nor its picture.
+        from rulesvm.web.views import observation
+        hidden = table.match.with_state(table.match.snapshot())
+        hidden.state.known[table.match.program.card_by_id["a"]] = 1        # as if only Player 1 knew it
+        assert "/card-image/0" not in json.dumps(observation(hidden, 1, table.images))
+        # The log names it to Player 2 too: it went where they cannot see, but they saw it go.
+        assert [e["text"] for e in other["log"] if e["kind"] == "decision"] == ["Player 1: Golden Token"]
         mine = client.get(f"/api/seat/{table.seat_token[0]}").json()
         assert [e["text"] for e in mine["log"] if e["kind"] == "decision"] == ["Player 1: Golden Token"]
 
@@ -622,7 +629,8 @@ def test_safe_undo_refuses_to_step_back_over_another_seat_s_secret_choice(mach):
             s = next_state(ws)
         assert table.match.decisions_made >= 2 and not s["can_undo"]
         ws.send_json({"type": "undo", "serial": s["serial"]})
-        assert "secret choice" in next_error(ws)["message"]
+        # The bot's plan was shown when both were made: the player has seen cards since.
+        assert "you have seen a card since that decision" in next_error(ws)["message"]
         assert table.match.decisions_made >= 2          # nothing was taken back
 
 

@@ -100,8 +100,10 @@ def wait_turn_or_end(page) -> bool:
 
 
 def hidden_ids_in_dom(page, prefix: str) -> list:
-    return page.evaluate("(p) => [...document.querySelectorAll('[data-card]')].map(e => e.dataset.card)"
-                         ".filter(id => id.startsWith(p))", prefix)
+    """Card ids shown on the table, not counting the "You know" strip (cards this seat saw
+    before they went out of sight: docs/language.md#what-a-seat-knows)."""
+    return page.evaluate("(p) => [...document.querySelectorAll('[data-card]')].filter(e => !e.closest('.known'))"
+                         ".map(e => e.dataset.card).filter(id => id.startsWith(p))", prefix)
 
 
 def test_a_person_plays_mach_struggle_against_a_bot_in_the_browser(browser, tmp_path):
@@ -119,7 +121,8 @@ def test_a_person_plays_mach_struggle_against_a_bot_in_the_browser(browser, tmp_
         while wait_turn_or_end(me):
             # Whenever Player 1 decides, all of Player 2's cards are in their hand or face down.
             assert hidden_ids_in_dom(me, "blue_") == [], "Player 2's hidden cards are in Player 1's page"
-            assert "blue_" not in me.content()
+            assert "blue_" not in me.evaluate("() => { const b = document.body.cloneNode(true); "
+                                              "b.querySelectorAll('.known').forEach(e => e.remove()); return b.outerHTML; }")
             prompt = me.locator("#decision .prompt").inner_text()
             if prompt.startswith("Set your aim"):
                 turns += 1

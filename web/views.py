@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import os
 
-from rulesvm.interpreter.observation import can_see_card, picked_labels
+from rulesvm.interpreter.knowledge import knows
+from rulesvm.interpreter.observation import picked_labels
 
 EVERYONE = -1       # the replay viewer's "everything revealed"
 
@@ -119,7 +120,7 @@ class PublicLog:
         hidden = set()
         for c in entry.pop("cards"):
             for seat in range(match.players):
-                if not can_see_card(prog, st, c, st.where[c], seat):
+                if not knows(prog, st, c, seat):
                     hidden.add(seat + 1)
         entry["hidden_from"] = sorted(hidden)
 
@@ -179,7 +180,7 @@ def decision_view(match, seat: int) -> dict | None:
         entry = {"id": i, "label": o.label}
         if d.value_type == "card" and isinstance(o.value, int) and not isinstance(o.value, bool) \
                 and 0 <= o.value < len(prog.card_ids):
-            if can_see_card(prog, st, o.value, st.where[o.value], look):
+            if knows(prog, st, o.value, look):
                 entry["card"] = prog.card_ids[o.value]
         options.append(entry)
     picked = picked_labels(prog, st, d)
