@@ -20,7 +20,6 @@ from starlette.websockets import WebSocketDisconnect
 
 from rulesvm import api
 from rulesvm.cli.common import JsonlLog
-from rulesvm.interpreter.observation import can_see_card
 from rulesvm.tooling.replay import game_for_log, read_log, replay
 from rulesvm.web.layout import table_layout
 from rulesvm.web.replay import ReplayBook
