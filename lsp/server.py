@@ -13,6 +13,7 @@ definition, completion and the outline read the declarations of the game's rules
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
 
 from lsprotocol import types
@@ -125,15 +126,23 @@ def _syntax_only(ls: RulesServer, path: str) -> None:
     ls.publish(path, {path: diags})
 
 
-async def check_scenario_file(ls: RulesServer, path: str, delay: float = 0.0) -> None:
-    """Run an open scenario file on the editor's texts and publish; a later edit gives way."""
-    ls.generation[path] = gen = ls.generation.get(path, 0) + 1
+@contextlib.asynccontextmanager
+async def latest_request(ls: RulesServer, key: str, delay: float):
+    """Inside the check lock (one check at a time), after `delay` (typing may go on): yields
+    this request's generation for `key`, or None when a later request for `key` came since."""
+    ls.generation[key] = gen = ls.generation.get(key, 0) + 1
     if delay:
         await asyncio.sleep(delay)
     if ls.check_lock is None:
         ls.check_lock = asyncio.Lock()
     async with ls.check_lock:
-        if ls.generation.get(path) != gen:
+        yield gen if ls.generation.get(key) == gen else None
+
+
+async def check_scenario_file(ls: RulesServer, path: str, delay: float = 0.0) -> None:
+    """Run an open scenario file on the editor's texts and publish; a later edit gives way."""
+    async with latest_request(ls, path, delay) as gen:
+        if gen is None:
             return
         diags = await asyncio.to_thread(check_scenario, path, ls.texts())
     if ls.generation.get(path) == gen:
@@ -158,13 +167,8 @@ async def check(ls: RulesServer, uri: str, with_variants: bool, delay: float = 0
             _syntax_only(ls, path)
         return
     key = game.game
-    ls.generation[key] = gen = ls.generation.get(key, 0) + 1
-    if delay:
-        await asyncio.sleep(delay)
-    if ls.check_lock is None:
-        ls.check_lock = asyncio.Lock()
-    async with ls.check_lock:
-        if ls.generation.get(key) != gen:
+    async with latest_request(ls, key, delay) as gen:
+        if gen is None:
             return
         variant = game.variant_of(path)
         if variant is None and is_yaml(path) and path != game.game and "\nvariant:" in "\n" + (ls.read(path) or ""):
