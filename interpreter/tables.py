@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 
+from rulesvm.dsl.model import Formula
 from rulesvm.dsl.schema import MAX_STEPS
 
 from .program import Tables, ZoneInfo
@@ -102,8 +103,11 @@ def _where(dims: tuple, k: int) -> str:
 
 
 def _card_fingerprint(card_ids, card_kinds, card_defs) -> str:
-    """A hash of the physical cards (ids, kinds, fields): a log from other cards is refused."""
+    """A hash of the physical cards (ids, kinds, fields): a log from other cards is refused.
+    A formula counts by its text: its parse names the file as the command was given it, which
+    must not make a log from one folder differ from the same game run from another."""
     h = hashlib.sha256()
     for iid, kind, cd in zip(card_ids, card_kinds, card_defs):
-        h.update(json.dumps([iid, kind, sorted((k, str(v)) for k, v in cd.fields.items())]).encode())
+        h.update(json.dumps([iid, kind, sorted((k, v.text if isinstance(v, Formula) else str(v))
+                                               for k, v in cd.fields.items())]).encode())
     return h.hexdigest()[:16]

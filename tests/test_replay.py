@@ -300,3 +300,13 @@ def test_a_game_stopped_by_sigterm_still_writes_a_log_that_replays(tmp_path):
     assert records[-1]["type"] == "checksum"
     replayed = rulesvm("replay", str(log))
     assert replayed.returncode == 0, replayed.stderr
+
+
+def test_the_card_fingerprint_does_not_depend_on_how_the_game_path_was_written(monkeypatch):
+    """Birthdays Fight has computed fields (formulas): a log made from one folder must replay
+    from another, so its card fingerprint reads a formula's text, not where its file was."""
+    from rulesvm import api
+    absolute = api.load_game(os.path.join(ROOT, "games", "birthdays_fight.yaml")).program.card_fingerprint
+    monkeypatch.chdir(ROOT)
+    relative = api.load_game(os.path.join("games", "birthdays_fight.yaml")).program.card_fingerprint
+    assert absolute == relative
