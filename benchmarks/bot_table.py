@@ -43,9 +43,12 @@ def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
 
 def simulate(game: str, players: int, agents: str, games: int, jobs: int, seed: int) -> dict:
     cmd = RULESVM + ["simulate", os.path.join(ROOT, "games", f"{game}.yaml"), "-n", str(games), "--players",
-                     str(players), "--agents", agents, "--jobs", str(jobs), "--seed", str(seed), "--json", "--quiet"]
-    out = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, check=True).stdout
-    return json.loads(out)
+                     str(players), "--agents", agents, "--jobs", str(jobs), "--seed", str(seed), "--json", "--quiet",
+                     "--game-timeout", "900"]
+    done = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
+    if done.returncode not in (0, 1) or not done.stdout.strip():      # 1: some games failed, the rest counted
+        raise SystemExit(f"{' '.join(cmd)} failed:\n{done.stderr}")
+    return json.loads(done.stdout)
 
 
 def main() -> None:
