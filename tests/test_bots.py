@@ -140,8 +140,10 @@ def test_mcts_scores_higher_than_random_in_alien_attack():
     from rulesvm.analysis.stats import welch_p
     aa = os.path.join(ROOT, "games", "alien_attack.yaml")
     base = _score_moments(simulate(SimConfig(aa, n=200, seed=1)))
-    bot = _score_moments(simulate(SimConfig(aa, n=16, seed=1, agents=("mcts:iterations=20,depth=12",), chunk=8),
-                                  jobs=2))
+    # Its games take 6-35 s each; a loaded machine must not drop one at the default 60 s
+    # limit (the games counted, and so the result, would depend on the load).
+    bot = _score_moments(simulate(SimConfig(aa, n=16, seed=1, agents=("mcts:iterations=20,depth=12",), chunk=8,
+                                            game_timeout=600), jobs=2))
     p = welch_p(*bot, *base)
     assert bot[0] > base[0] and p < 0.05, f"mcts mean score {bot[0]:.1f}, random {base[0]:.1f} (p = {p:.3f})"
 
