@@ -34,6 +34,23 @@ app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import PackageNotFoundError, version
+        try:
+            number = version("rulesvm")
+        except PackageNotFoundError:        # run from a checkout that was never installed
+            number = "(not installed)"
+        typer.echo(f"rulesvm {number}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(show_version: bool = typer.Option(False, "--version", is_eager=True, callback=_version,
+                                               help="Print rulesvm's version and exit.")) -> None:
+    """Play, check and analyse card and board games written in the rulesvm rules language."""
+
+
 # In this order in `rulesvm --help`.
 app.command()(run)
 app.command()(resume)

@@ -203,3 +203,9 @@ def test_human_save_command(tmp_path):
     assert "saved to" in p.stdout and save.exists()
     again = rulesvm("resume", str(save), "--human", "1", input_text="")
     assert "Resuming Giant King" in again.stderr
+
+
+def test_version():
+    from importlib.metadata import version
+    out = rulesvm("--version")
+    assert out.returncode == 0 and out.stdout.strip() == f"rulesvm {version('rulesvm')}"
