@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import signal
 import sys
+from importlib.metadata import PackageNotFoundError, version
 
 import typer
 
@@ -36,7 +37,6 @@ app = typer.Typer(
 
 def _version(value: bool) -> None:
     if value:
-        from importlib.metadata import PackageNotFoundError, version
         try:
             number = version("rulesvm")
         except PackageNotFoundError:        # run from a checkout that was never installed
