@@ -99,10 +99,10 @@ def seen(prog, st, cards) -> None:
 
 def reveal(rt, cards, seats: int) -> None:
     """Show `cards` to the seats in the mask `seats` (the `reveal` primitive's effect)."""
-    st = rt.st
-    if rt.prog.tracks_knowledge:
+    if rt.tracks:
+        known = rt.st.known
         for c in cards:
-            st.known[c] |= seats
+            known[c] |= seats
 
 
 def knows(prog, st, c: int, seat: int) -> bool:

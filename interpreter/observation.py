@@ -14,7 +14,7 @@ from __future__ import annotations
 from rulesvm.dsl.types import ANY, CARD, PLAYER, ZONE
 
 from .errors import RulesRuntimeError
-from .knowledge import known_unseen, knows
+from .knowledge import known_unseen, knows, sight
 from .limits import MAX_WRITTEN, spend, written_text
 
 
@@ -71,23 +71,13 @@ def field_value(prog, st, card: int, name: str, rt=None):
 
 def has_back(prog, card: int) -> bool:
     """A double-sided card: its back carries data, so a card lying back up is readable."""
-    return any(side == 1 for side, _ in prog.card_defs[card].faces)
+    return prog.card_backed[card]
 
 
 def can_see_card(prog, st, card: int, zone: int, seat: int) -> bool:
-    """Can `seat` (0-based; -1 = everything) see the face of `card` in `zone`?"""
-    if seat < 0:
-        return True
-    info = prog.zone_info[zone]
-    owner = prog.zone_owner[zone]
-    if info.hidden:
-        return False
-    if info.visible == "owner":
-        # Cards held by their owner (a hand) are seen by the owner whichever way they lie.
-        return owner == seat
-    if not st.faceup[card] and not has_back(prog, card):
-        return info.facedown_visible == "all" or (info.facedown_visible == "owner" and owner == seat)
-    return True
+    """Can `seat` (0-based; -1 = everything) see the face of `card` in `zone`? The zone's
+    declaration says it, as the program's masks of seats (tables._sight)."""
+    return seat < 0 or bool(sight(prog, card, zone, st.faceup[card]) >> seat & 1)
 
 
 def card_view(prog, st, card: int, visible: bool, held: bool = False, rt=None, seat: int = -1) -> dict:

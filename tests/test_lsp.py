@@ -65,6 +65,13 @@ def _open(client: LanguageClient, path, text: str, version: int = 1) -> str:
     return uri
 
 
+def _open_rules(client: LanguageClient, game_dir) -> tuple[str, str]:
+    """Open the game's rules file as it is on disk: (its text, its uri)."""
+    path = game_dir / "crazy_eights.rules"
+    text = path.read_text(encoding="utf-8")
+    return text, _open(client, path, text)
+
+
 def _change(client: LanguageClient, uri: str, text: str, version: int) -> None:
     client.text_document_did_change(types.DidChangeTextDocumentParams(
         types.VersionedTextDocumentIdentifier(uri=uri, version=version),
@@ -102,9 +109,7 @@ async def test_a_mistake_is_shown_where_it_is_and_cleared_once_fixed(client: Lan
 
 @shared_server
 async def test_hover_on_a_primitive_shows_its_signature(client: LanguageClient, game_dir):
-    path = game_dir / "crazy_eights.rules"
-    text = path.read_text(encoding="utf-8")
-    uri = _open(client, path, text)
+    text, uri = _open_rules(client, game_dir)
     hover = await client.text_document_hover_async(types.HoverParams(
         types.TextDocumentIdentifier(uri), _position(text, "shuffle(stock)", 2)))
     assert hover is not None and PRIMITIVES["shuffle"].signature in hover.contents.value
@@ -115,9 +120,7 @@ async def test_hover_on_a_primitive_shows_its_signature(client: LanguageClient, 
 
 @shared_server
 async def test_definition_of_a_procedure(client: LanguageClient, game_dir):
-    path = game_dir / "crazy_eights.rules"
-    text = path.read_text(encoding="utf-8")
-    uri = _open(client, path, text)
+    text, uri = _open_rules(client, game_dir)
     found = await client.text_document_definition_async(types.DefinitionParams(
         types.TextDocumentIdentifier(uri), _position(text, "turn_starter()\n}", 3)))
     (location,) = found
@@ -127,9 +130,7 @@ async def test_definition_of_a_procedure(client: LanguageClient, game_dir):
 
 @shared_server
 async def test_completion_offers_zones_and_fields(client: LanguageClient, game_dir):
-    path = game_dir / "crazy_eights.rules"
-    text = path.read_text(encoding="utf-8")
-    uri = _open(client, path, text)
+    text, uri = _open_rules(client, game_dir)
     at = _position(text, "shuffle(stock)", len("shuffle(st"))
     found = await client.text_document_completion_async(types.CompletionParams(types.TextDocumentIdentifier(uri), at))
     labels = {item.label for item in found.items}

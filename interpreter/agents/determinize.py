@@ -19,7 +19,6 @@ docs/simulate.md): hidden per-player variables keep their values.
 from __future__ import annotations
 
 from .. import rng as R
-from ..knowledge import sight
 from ..observation import can_see_card
 
 
@@ -96,6 +95,7 @@ class Sampler:
         # 2. Deal the hidden cards with each back among the places showing that back.
         zones, where, faceup, turn, cvars, known = st.zones, st.where, st.faceup, st.turn, st.cvars, st.known
         place, prog = self.place, self.prog
+        see_up, see_down, backed = prog.see_up, prog.see_down, prog.card_backed
         for back in sorted(groups):
             places = groups[back]
             cards = self.cards[back][:]
@@ -113,7 +113,7 @@ class Sampler:
                 for v, row in enumerate(cvars):
                     row[c] = saved[v]
                 # Nobody knows a card dealt at random (the true state's knowledge is of other cards).
-                known[c] = sight(prog, c, z, up)
+                known[c] = see_up[z] if up or backed[c] else see_down[z]       # knowledge.sight
         seed, rng_state = R.next_u64(rng_state)
         st.rng = R.seed_state(seed)
         return st, rng_state
