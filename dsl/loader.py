@@ -16,6 +16,7 @@ import os
 from dataclasses import dataclass, field
 
 from . import ast as A
+from . import card_text
 from .check_support import const_value, type_of_value
 from .checker import Checker
 from .diagnostics import Diagnostic, DiagnosticError, Reporter, Span, did_you_mean, listing, suggestion_budget
@@ -70,6 +71,18 @@ def _located(diags, span: Span) -> list[Diagnostic]:
     return [dataclasses.replace(d, span=span) if d.span.line <= 0 else d for d in diags]
 
 
+def _text_spans(marks, path: tuple, value):
+    """Where each language of a text is written: the text itself, or its entry in a mapping."""
+    return lambda lang: marks.span(path + (lang,) if isinstance(value, dict) else path)
+
+
+def _face_key_or_none(key):
+    try:
+        return face_key(key)
+    except ValueError:
+        return None
+
+
 def _localized(value) -> dict:
     """A name or description as {language: text}; a value of another type (already reported
     by the schema check) is kept as its text so the other checks can go on."""
@@ -98,6 +111,7 @@ class GameLoader:
         self.entries: list[_Entry] = []
         self.budget = GameBudget(session, tuple(variants))     # what this game may read (docs/security.md)
         self.cards_listed = 0               # card instances listed so far (E012 before any schema check)
+        self.kind_texts: dict = {}          # kind -> ({language: text}, span of the text, span of the key)
 
     # ---------------------------------------------------------------- stages
     def read_game_file(self) -> tuple[dict, Marks]:
@@ -133,6 +147,7 @@ class GameLoader:
 
     def read_card_files(self, data: dict, marks: Marks) -> None:
         self._add_entries(data.get("cards", []), marks)
+        self._add_kind_texts(data, marks)
         # Card sets the game file names stay in its folder; those given on the command line
         # (or by the API) may be any file the user chose.
         sets = [(name, marks.span(("card_sets", i)), False) for i, name in enumerate(data.get("card_sets", []))]
@@ -154,6 +169,7 @@ class GameLoader:
                 if diags:
                     raise DiagnosticError(diags)
                 self._add_entries(cdata["cards"], cmarks)
+                self._add_kind_texts(cdata, cmarks)
             except DiagnosticError as exc:
                 self.reporter.extend(exc.diagnostics)
                 if self.stopped:
@@ -192,6 +208,47 @@ class GameLoader:
             kinds[kind.name] = fields
         return kinds
 
+    def _add_kind_texts(self, data: dict, marks: Marks) -> None:
+        """The `kinds:` mapping of a game or card-set file: each kind's rule text (a later
+        file's text for a kind replaces an earlier one's)."""
+        for name, spec in (data.get("kinds") or {}).items():
+            if isinstance(spec, dict) and "text" in spec:
+                self.kind_texts[name] = (card_text.localized(spec["text"]), _text_spans(marks, ("kinds", name, "text"),
+                                                                                       spec["text"]),
+                                         marks.span(("kinds", name), prefer_key=True))
+
+    def _check_kind_texts(self) -> None:
+        kinds = self.checker.kinds
+        for name, (texts, span, key_span) in self.kind_texts.items():
+            if name not in kinds:
+                self.reporter.error("E232", f"unknown card kind `{name}` in `kinds:`", key_span,
+                                    did_you_mean(name, kinds) or "kinds declared in the rules: " + listing(sorted(kinds)))
+                continue
+            self.reporter.extend(card_text.check(texts, kinds[name].fields, set(), span, name))
+
+    def _card_text(self, entry: dict, marks, kind, values: dict, faces: dict, names: dict) -> dict:
+        """The card's rule text filled in (its own `text:`, else its kind's), and each side's
+        under `faces:` (in place, as `text`): checked at the placeholders."""
+        computed = {f for f in kind.fields if isinstance(entry.get(f), dict)}
+        raw = {f: (entry.get(f) if kind.fields[f].type == ABILITY else v) for f, v in values.items()}
+        own = card_text.localized(entry.get("text"))
+        if own:
+            self.reporter.extend(card_text.check(own, kind.fields, computed, _text_spans(marks, ("text",), entry["text"]),
+                                                 kind.name))
+        texts = own or self.kind_texts.get(kind.name, ({},))[0]
+        for key, patch in (entry.get("faces") or {}).items():
+            face = faces.get(_face_key_or_none(key))
+            if face is None or not isinstance(patch, dict):
+                continue
+            side = card_text.localized(patch.get("text"))
+            if side:
+                self.reporter.extend(card_text.check(side, kind.fields, computed,
+                                                     _text_spans(marks, ("faces", key, "text"), patch["text"]), kind.name))
+            side_values = {**raw, **{f: patch[f] for f in patch if f in kind.fields}}
+            if side or texts:
+                face["text"] = card_text.fill(side or texts, side_values, face.get("name") or names)
+        return card_text.fill(texts, raw, names) if texts else {}
+
     def _add_entries(self, entries: list, marks: Marks, prefix=("cards",)) -> None:
         for i, entry in enumerate(entries):
             self.entries.append(_Entry(entry, _EntryMarks(marks, prefix + (i,)), prefix + (i,)))
@@ -208,6 +265,7 @@ class GameLoader:
         total = 0                    # card instances so far (copies included)
         for picture in getattr(self, "pictures", ()):     # the layout's card backs
             self._check_picture(*picture)
+        self._check_kind_texts()
         for e in self.entries:
             entry, marks = e.entry, e.marks
             total += _copies(entry)
@@ -280,9 +338,11 @@ class GameLoader:
             if isinstance(entry.get("image"), str):
                 self._check_picture(entry["image"], marks.file, marks.span(("image",)))
             count = entry.get("count", 1)
-            cards.append(CardDef(cid, entry["kind"], _localized(entry.get("name")) or {"en": cid},
+            names = _localized(entry.get("name")) or {"en": cid}
+            text = self._card_text(entry, marks, kind, values, faces, names)
+            cards.append(CardDef(cid, entry["kind"], names,
                                  values, int(count) if isinstance(count, int) else 1, marks.file, marks.span(()),
-                                 faces, str(entry.get("back", "card")), entry.get("image")))
+                                 faces, str(entry.get("back", "card")), entry.get("image"), text))
         return cards
 
     def check_hands(self, data: dict, marks: Marks, cards: list) -> dict | None:

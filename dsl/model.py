@@ -130,6 +130,7 @@ class CardDef:
     faces: dict = field(default_factory=dict)   # (side 0/1, turn) -> {field: value} by orientation
     back: str = "card"                          # cards with the same back look alike face down
     image: str | None = None                    # a picture of the face (path relative to `source`)
+    text: dict = field(default_factory=dict)    # language -> rule text, placeholders filled in (dsl/card_text.py)
 
     @property
     def instance_ids(self) -> list[str]:

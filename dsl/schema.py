@@ -43,7 +43,7 @@ CARD_ENTRY = {
         "id": {"type": "string", "pattern": ID_PATTERN, "description": "unique card id"},
         "kind": {"type": "string", "pattern": NAME_PATTERN, "description": "a card kind declared in the rules"},
         "name": LOCALIZED_TEXT,
-        "text": LOCALIZED_TEXT,
+        "text": {**LOCALIZED_TEXT, "description": "the card's rule text; `{field}` shows a printed field"},
         "count": {"type": "integer", "minimum": 1, "maximum": 1000, "description": "number of copies"},
         "image": {"type": "string"},
         "back": {"type": "string", "description": "what the card's back shows; cards with the same back "
@@ -55,6 +55,13 @@ CARD_ENTRY = {
     "additionalProperties": True,
 }
 FACE_KEY = r"^(front|back)( (0|90|180|270))?$"
+
+# `kinds:` of a game or card-set file: what every card of a kind says (docs/language.md#card-text).
+KIND_TEXTS = {"type": "object", "description": "rule texts by card kind",
+              "propertyNames": {"type": "string", "pattern": NAME_PATTERN},
+              "additionalProperties": {"type": "object", "additionalProperties": False, "properties": {
+                  "text": {**LOCALIZED_TEXT, "description": "the rule text of every card of this kind without "
+                           "its own `text:`; `{field}` shows a printed field"}}}}
 
 # `layout:` hints for the web table (`rulesvm serve`, docs/web.md); dsl/layout.py checks the names.
 _LAYOUT_NAME = {"type": "string", "pattern": NAME_PATTERN}
@@ -121,6 +128,7 @@ GAME_SCHEMA = {
         },
         "rules": {"oneOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}, "minItems": 1}]},
         "cards": {"type": "array", "items": CARD_ENTRY},
+        "kinds": KIND_TEXTS,
         "card_sets": {"type": "array", "items": {"type": "string"}},
         "variants": {"type": "object", "additionalProperties": {"type": "string"},
                      "propertyNames": {"type": "string", "pattern": NAME_PATTERN}},
@@ -171,6 +179,7 @@ CARD_SET_SCHEMA = {
         "name": LOCALIZED_TEXT,
         "description": LOCALIZED_TEXT,
         "cards": {"type": "array", "items": CARD_ENTRY},
+        "kinds": KIND_TEXTS,
     },
     "additionalProperties": False,
 }
@@ -268,6 +277,7 @@ def card_data_schema(kinds: dict) -> dict:
             if req:
                 required.append(name)
         face_props["name"] = LOCALIZED_TEXT     # the name shown while the card lies this way
+        face_props["text"] = LOCALIZED_TEXT     # the rule text of this side
         props["faces"] = {"type": "object", "propertyNames": {"type": "string", "pattern": FACE_KEY},
                           "additionalProperties": {"type": "object", "properties": face_props,
                                                    "additionalProperties": False}}
