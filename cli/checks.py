@@ -85,10 +85,25 @@ def info(
     set_: Optional[List[str]] = SET_OPT,
     variant: Optional[List[str]] = VARIANT_OPT,
     as_json: bool = typer.Option(False, "--json", help="Print the summary as one JSON object."),
+    card: Optional[str] = typer.Option(None, "--card", help="Show one card: its fields and rule text "
+                                       "(a card id, a copy's id such as knight#2, or its name).", metavar="CARD"),
+    cards: bool = typer.Option(False, "--cards", help="List every card with its rule text, in card-file order."),
 ) -> None:
-    """Show a game's players, options, variants, zones and cards."""
+    """Show a game's players, options, variants, zones and cards; `--card`/`--cards`: what cards do."""
     screen = Screen()
     g = load(screen, game, card_set, variant, set_)
+    if card is not None:
+        found = api.find_card(g, card)
+        if found is None:
+            close = difflib.get_close_matches(card, [c.id for c in g.model.cards], 1)
+            usage(screen, f"{g.name} has no card `{card}`",
+                  f"did you mean `{close[0]}`?" if close else "`rulesvm info GAME --cards` lists them")
+        screen.json(found) if as_json else screen.card(found)
+        return
+    if cards:
+        listing = api.card_catalogue(g)
+        screen.json(listing) if as_json else screen.card_list(listing)
+        return
     data = api.game_info(g)
     if as_json:
         screen.json(data)

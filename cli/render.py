@@ -281,6 +281,38 @@ class Screen:
         o.print(t)
 
 
+    def card(self, card: dict) -> None:
+        """One card for `info --card`: name, kind and copies, printed fields, rule text, sides."""
+        self.out.print(Text(card_description(card)))
+
+    def card_list(self, cards: list) -> None:
+        """Every card for `info --cards`, in card-file order."""
+        for card in cards:
+            copies = f" x{card['count']}" if card["count"] > 1 else ""
+            self.out.print(Text(f"{card['name']}{copies} ({card['id']}, {card['kind']})", style="bold"))
+            for line in _text_lines(card):
+                self.out.print(Text("  " + line))
+
+
+def card_description(card: dict) -> str:
+    """A card's name, kind, copies, printed fields and rule text (both sides of a two-sided card)."""
+    copies = f", {card['count']} copies" if card["count"] > 1 else ""
+    lines = [f"{card['name']} ({card['id']}: {card['kind']}{copies})"]
+    shown = {k: v for k, v in card["fields"].items() if v is not None and v != "" and v != []}
+    if shown:
+        lines.append("  " + ", ".join(f"{k}: {_show(v)}" for k, v in shown.items()))
+    lines += ["  " + line for line in _text_lines(card)]
+    return "\n".join(lines)
+
+
+def _text_lines(card: dict) -> list[str]:
+    sides = [s for s in card.get("sides", ()) if s["text"] and s["text"] != card["text"]]
+    lines = [card["text"]] if card["text"] else []
+    for s in sides:
+        lines.append(f"{s['side']} ({s['name']}): {s['text']}")
+    return lines or ["(no rule text)"]
+
+
 def _num(v, signed: bool = False) -> str:
     if v is None:
         return "-"

@@ -319,6 +319,36 @@ def game_info(game: Game) -> dict:
     }
 
 
+def card_catalogue(game: Game) -> list[dict]:
+    """Every card entry of the game in card-file order: id, kind, name, copies, printed
+    fields, rule text (docs/language.md#card-text) and, for cards with sides, each side's
+    name and text (`rulesvm info GAME --cards`)."""
+    return [describe_card_def(cd) for cd in game.model.cards]
+
+
+def describe_card_def(cd) -> dict:
+    """One card entry as data for people: what `info --card`, `describe` and the web show."""
+    fields = {k: (v if isinstance(v, (int, str, bool)) or v is None else
+                  list(v) if isinstance(v, tuple) else "(computed)") for k, v in cd.fields.items()}
+    sides = []
+    for (side, turn), face in sorted(cd.faces.items(), key=lambda kv: (kv[0][0], kv[0][1] or 0)):
+        sides.append({"side": ("front" if side == 0 else "back") + (f" {turn}" if turn else ""),
+                      "name": (face.get("name") or cd.name).get("en", cd.id),
+                      "text": (face.get("text") or cd.text).get("en", "")})
+    return {"id": cd.id, "kind": cd.kind, "name": cd.name.get("en", cd.id), "count": cd.count,
+            "fields": fields, "text": cd.text.get("en", ""), "sides": sides}
+
+
+def find_card(game: Game, wanted: str) -> dict | None:
+    """The card entry `wanted` names: its id, one copy's id (`knight#2`), or its name (any case)."""
+    base = wanted.strip().split("#")[0]
+    low = " ".join(wanted.lower().split())
+    for cd in game.model.cards:
+        if cd.id == base or " ".join(cd.name.get("en", "").lower().split()) == low:
+            return describe_card_def(cd)
+    return None
+
+
 def _jsonable(v):
     return list(v) if isinstance(v, tuple) else v
 
