@@ -1,6 +1,7 @@
 """Generated documentation: the built-in reference of docs/language.md comes from the
 primitive registry, so a primitive cannot be added without being documented. The editor
-grammar's word lists are generated at the same time (tooling/editorgen.py).
+grammar's word lists are generated at the same time (tooling/editorgen.py), and so are the
+card tables of the game pages (tooling/cardtables.py).
 
     python -m rulesvm.tooling.docgen            # rewrite the generated part of docs/language.md and the editor files
     python -m rulesvm.tooling.docgen --check    # exit 1 if any is out of date (the test suite does this)
@@ -13,7 +14,7 @@ import sys
 
 from rulesvm.dsl.primitives import (BUILTIN_ZONES, CARD_PROPERTIES, CONSTANTS, OPTION_MODIFIERS,
                                     PLAYER_PROPERTIES, PRIMITIVES, VAR_MODIFIERS, ZONE_MODIFIERS)
-from rulesvm.tooling import editorgen
+from rulesvm.tooling import cardtables, editorgen
 
 BEGIN = "<!-- BEGIN GENERATED: primitives (python -m rulesvm.tooling.docgen) -->"
 END = "<!-- END GENERATED: primitives -->"
@@ -111,6 +112,8 @@ def regenerate(text: str) -> str:
 
 def main(argv: list[str]) -> int:
     if editorgen.main(argv):
+        return 1
+    if cardtables.main(os.path.dirname(os.path.dirname(language_doc_path())), "--check" in argv):
         return 1
     path = language_doc_path()
     with open(path, encoding="utf-8") as fh:
