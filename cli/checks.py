@@ -93,7 +93,7 @@ def info(
     screen = Screen()
     g = load(screen, game, card_set, variant, set_)
     if card is not None:
-        found = api.find_card(g, card)
+        found = api.find_card(g.model, card)
         if found is None:
             close = difflib.get_close_matches(card, [c.id for c in g.model.cards], 1)
             usage(screen, f"{g.name} has no card `{card}`",

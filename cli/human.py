@@ -1,18 +1,20 @@
 """The human agent: a seat played at the terminal (part of the CLI's rendering layer).
 
 It shows the seat's observation (never more), numbers the legal options, and reads an
-answer. Besides a number it understands `help`, `show ZONE`, `save`, `undo` and `quit`;
-anything else is asked again. End of input or Ctrl-C stop the game cleanly.
+answer. Besides a number it understands `help`, `describe N` (`? N`: what a card option,
+or a card named, says), `show ZONE`, `save [FILE]`, `undo` and `quit`; anything else is
+asked again. End of input or Ctrl-C stop the game cleanly.
 """
 
 from __future__ import annotations
 
 from rich.text import Text
 
+from rulesvm import api
 from rulesvm.api import Undo
 from rulesvm.interpreter.agents import Agent
 
-from .render import board_text, zone_text
+from .render import board_text, card_description, zone_text
 
 
 class QuitGame(Exception):
@@ -58,8 +60,9 @@ class HumanAgent(Agent):
         out.print(Text(f"Player {seat}: {d.prompt}" + (" (secret)" if d.secret else ""), style="bold cyan"))
         if d.help:
             out.print(Text(f"  {d.help}", style="dim"))
+        order = display_order(view.match, d)
         if len(d.options) <= LONG_LIST:
-            self._list(d)
+            self._list(d, order)
         else:
             out.print(f"  {len(d.options)} options: type one (e.g. `{d.options[0].label}`), or `list` to see them all")
         enter = f", Enter = {d.options[d.pass_index].label}" if d.pass_index >= 0 else ""
@@ -69,22 +72,25 @@ class HumanAgent(Agent):
                 if d.pass_index >= 0:
                     return d.pass_index         # passing is one keystroke
                 continue
-            index = _match_option(d, answer)
+            index = _match_option(d, answer, order)
             if index is not None:
                 if d.confirm and not self._confirm(d.options[index].label):
                     continue
                 return index
             word, _, arg = answer.partition(" ")
             word = word.lower()
-            if word in ("help", "?", "h"):
+            if word in ("describe", "?") and arg.strip():
+                out.print(Text(_describe(view, d, arg.strip(), order)))
+            elif word in ("help", "?", "h"):
                 out.print("  a number   pick that option (or type the option itself)\n"
                           "  list       list the options\n"
+                          "  describe N what option N's card says (also `? N`, or a card's name)\n"
                           "  show ZONE  list a zone you may see (e.g. show hand)\n"
                           "  save       save the game (to the --save file)\n"
                           "  undo       take back your last decision\n"
                           "  quit       stop the game")
             elif word == "list":
-                self._list(d)
+                self._list(d, order)
             elif word == "show":
                 out.print(Text(_show_zone(obs, arg.strip(), seat)))
             elif word == "save":
@@ -108,9 +114,9 @@ class HumanAgent(Agent):
                 out.print(f"  `{answer}` is not an option: type a number from 1 to {len(d.options)}, "
                           "an option, or help")
 
-    def _list(self, d) -> None:
-        for i, option in enumerate(d.options, 1):
-            self.screen.out.print(f"  {i:>2}) {option.label}")
+    def _list(self, d, order: list) -> None:
+        for k, i in enumerate(order, 1):
+            self.screen.out.print(f"  {k:>2}) {d.options[i].label}")
 
     def _confirm(self, label: str) -> bool:
         answer = self._ask(f"  you chose: {label}. Commit it? [Y/n] ").strip().lower()
@@ -124,11 +130,29 @@ def _normal(text: str) -> str:
     return " ".join(text.lower().split())
 
 
-def _match_option(d, answer: str) -> int | None:
-    """An answer as an option: its number, its label (any case or spacing), or a unique prefix."""
+def display_order(match, d) -> list[int]:
+    """The options' indices in the order they are listed. Cards taken from zones without an
+    order are listed in card-file order, as the board lists those zones (observation.py);
+    cards of ordered zones, and other options, keep the rules' order and places."""
+    order = list(range(len(d.options)))
+    if d.value_type != "card":
+        return order
+    prog, st = match.program, match.state
+    cards = [i for i, o in enumerate(d.options) if isinstance(o.value, int) and not isinstance(o.value, bool)
+             and 0 <= o.value < len(prog.card_ids)]
+    if not cards or any(prog.zone_info[st.where[d.options[i].value]].ordered for i in cards):
+        return order
+    for place, i in zip(cards, sorted(cards, key=lambda i: d.options[i].value)):
+        order[place] = i
+    return order
+
+
+def _match_option(d, answer: str, order: list) -> int | None:
+    """An answer as an option: its number (as listed), its label (any case or spacing), or a
+    unique prefix."""
     if answer.isdigit():
         k = int(answer)
-        return k - 1 if 1 <= k <= len(d.options) else None
+        return order[k - 1] if 1 <= k <= len(d.options) else None
     want = _normal(answer)
     labels = [_normal(o.label) for o in d.options]
     if want in labels:
@@ -137,6 +161,25 @@ def _match_option(d, answer: str) -> int | None:
     if len(starts) == 1 and len(want) >= 2:
         return starts[0]
     return None
+
+
+def _describe(view, d, wanted: str, order: list) -> str:
+    """`describe N` / `? N`: the card of option N (or of the option typed), as far as the seat
+    sees it, else the card of the game with that name or id (the card list is public)."""
+    index = _match_option(d, wanted, order)
+    if index is not None:
+        option = d.options[index]
+        card = api.card_seen_by(view.match, view.seat, option.value) if d.value_type == "card" else None
+        if card is not None:
+            now = f"\n  now: {card['now']}" if card["sides"] else ""
+            return "  " + card_description(card).replace("\n", "\n  ") + now.replace("\n", "\n  ")
+        if not wanted.isdigit() or api.find_card(view.match.program.model, option.label) is None:
+            return f"  option {order.index(index) + 1} ({option.label}) is not a card you can see"
+        wanted = option.label
+    card = api.find_card(view.match.program.model, wanted)
+    if card is None:
+        return f"  no option or card `{wanted}`: give an option's number, or a card's name (e.g. describe 1)"
+    return "  " + card_description(card).replace("\n", "\n  ")
 
 
 def _show_zone(obs: dict, name: str, seat: int) -> str:

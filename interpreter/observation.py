@@ -120,7 +120,9 @@ def zone_view(prog, st, zone: int, seat: int, rt=None) -> dict:
             b = prog.card_backs[c]
             backs[b] = backs.get(b, 0) + 1
         return {"count": len(cards), "backs": dict(sorted(backs.items()))}
-    seq = cards if info.ordered or seat < 0 else sorted(cards, key=lambda c: (prog.card_ids[c]))
+    # A zone without an order is shown in card-file order (card numbers follow the files):
+    # the order cards arrived in would tell what was drawn when.
+    seq = cards if info.ordered or seat < 0 else sorted(cards)
     return {"count": len(cards),
             "cards": [card_view(prog, st, c, can_see_card(prog, st, c, zone, seat), info.visible == "owner", rt,
                                 seat) for c in seq]}

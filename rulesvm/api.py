@@ -339,14 +339,27 @@ def describe_card_def(cd) -> dict:
             "fields": fields, "text": cd.text.get("en", ""), "sides": sides}
 
 
-def find_card(game: Game, wanted: str) -> dict | None:
-    """The card entry `wanted` names: its id, one copy's id (`knight#2`), or its name (any case)."""
+def find_card(model, wanted: str) -> dict | None:
+    """The card entry of a game's model that `wanted` names: its id, one copy's id
+    (`knight#2`), or its name (any case). The card list is public: this says nothing of
+    where a card is."""
     base = wanted.strip().split("#")[0]
     low = " ".join(wanted.lower().split())
-    for cd in game.model.cards:
+    for cd in model.cards:
         if cd.id == base or " ".join(cd.name.get("en", "").lower().split()) == low:
             return describe_card_def(cd)
     return None
+
+
+def card_seen_by(match: Match, seat: int, card) -> dict | None:
+    """What card `card` (a card number of the program, e.g. a decision option's value) is
+    and says, if `seat` (0-based) sees or knows it now; else None. `now` is its name as it
+    lies (the side up)."""
+    prog = match.program
+    if isinstance(card, bool) or not isinstance(card, int) or not 0 <= card < len(prog.card_ids) \
+            or not knows(prog, match.state, card, seat):
+        return None
+    return {**describe_card_def(prog.card_defs[card]), "now": prog.display_name(match.state, card)}
 
 
 def _jsonable(v):
