@@ -8,13 +8,15 @@ asked again. End of input or Ctrl-C stop the game cleanly.
 
 from __future__ import annotations
 
+import sys
+
 from rich.text import Text
 
 from rulesvm import api
 from rulesvm.api import Undo
 from rulesvm.interpreter.agents import Agent
 
-from .render import board_text, card_description, zone_text
+from .render import board_changes, board_text, card_description, zone_text
 
 
 class QuitGame(Exception):
@@ -28,17 +30,26 @@ class QuitGame(Exception):
 class HumanAgent(Agent):
     name = "human"
 
-    def __init__(self, screen, read_line=input, on_save=None, history=None, terminal: dict | None = None):
+    def __init__(self, screen, read_line=input, on_save=None, history=None, terminal: dict | None = None,
+                 verbose: bool = False, echo_newline: bool | None = None, layout: dict | None = None):
         self.screen = screen
         self.read_line = read_line
         self.on_save = on_save
         self.history = history
         # Shared by every human at this terminal: who answered last (to hand over in secret).
         self.terminal = terminal
+        self.verbose = verbose              # the whole board before every decision
+        self.layout = layout or {}          # the game's `layout:` (which variables to show, their labels)
+        self.last_board: list | None = None   # the board as last printed (only changes are printed)
+        # Piped answers are not echoed by a terminal: end the prompt's line ourselves.
+        self.echo_newline = (not sys.stdin.isatty()) if echo_newline is None else echo_newline
 
     def _ask(self, prompt: str) -> str:
         try:
-            return self.read_line(prompt)
+            answer = self.read_line(prompt)
+            if self.echo_newline:
+                self.screen.out.print()
+            return answer
         except EOFError:
             raise QuitGame("end of input") from None
         except KeyboardInterrupt:
@@ -51,11 +62,17 @@ class HumanAgent(Agent):
             last = self.terminal.get("seat")
             if last is not None and last != seat:
                 out.clear()
+                self.last_board = None
                 self._ask(f"Pass the terminal to Player {seat} and press Enter ")
             self.terminal["seat"] = seat
         obs = view.observation()
+        board = board_text(obs, seat, self.layout)
         out.print()
-        out.print(Text(board_text(obs, seat)))
+        if self.verbose or self.last_board is None:
+            out.print(Text(board))
+        else:
+            out.print(Text(board_changes(self.last_board, board.split("\n"))))
+        self.last_board = board.split("\n")
         d = view.decision
         out.print(Text(f"Player {seat}: {d.prompt}" + (" (secret)" if d.secret else ""), style="bold cyan"))
         if d.help:
@@ -84,20 +101,23 @@ class HumanAgent(Agent):
             elif word in ("help", "?", "h"):
                 out.print("  a number   pick that option (or type the option itself)\n"
                           "  list       list the options\n"
+                          "  board      the whole table (after a decision only what changed is shown)\n"
                           "  describe N what option N's card says (also `? N`, or a card's name)\n"
                           "  show ZONE  list a zone you may see (e.g. show hand)\n"
-                          "  save       save the game (to the --save file)\n"
+                          "  save FILE  save the game to FILE (`save` alone: to the --save file)\n"
                           "  undo       take back your last decision\n"
                           "  quit       stop the game")
             elif word == "list":
                 self._list(d, order)
+            elif word == "board":
+                out.print(Text(board))
             elif word == "show":
                 out.print(Text(_show_zone(obs, arg.strip(), seat)))
             elif word == "save":
                 if self.on_save is None:
-                    out.print("  no save file: start the game with --save FILE")
+                    out.print("  saving is not available here")
                 else:
-                    out.print(f"  {self.on_save(view.match)}")
+                    out.print(f"  {self.on_save(view.match, arg.strip() or None)}")
             elif word == "undo":
                 if self.history is None:
                     out.print("  undo is not available here")

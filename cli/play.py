@@ -6,6 +6,7 @@ play through `cli.human`; everything shown goes through `cli.render`.
 
 from __future__ import annotations
 
+import os
 import secrets
 from typing import TYPE_CHECKING, List, Optional
 
@@ -92,17 +93,18 @@ def run(
             screen.decision_echo(record, viewer)
         elif record["type"] in ("log", "reveal", "start"):
             screen.event(record, viewer)
-    if save:
+    if save or humans:
         sink = saves.MoveRecorder(sink)         # a save records every answer since the start
 
-    def on_save(match) -> str:
-        saves.save_match(match, g, save, agents, seat_specs)
-        return f"saved to {save} (resume with `rulesvm resume {save}`)"
+    def on_save(match, path: str | None = None) -> str:
+        return save_at_prompt(match, g, path or save, agents, seat_specs, written)
+    written: set = {save} if save else set()    # files this game may overwrite at the prompt
 
     history = api.UndoHistory(agents, any_undo) if humans else None
     terminal = {} if len(humans) > 1 else None
     for h in humans:
-        agents[h] = HumanAgent(screen, on_save=on_save if save else None, history=history, terminal=terminal)
+        agents[h] = HumanAgent(screen, on_save=on_save, history=history, terminal=terminal, verbose=verbose,
+                               layout=g.model.layout)
     try:
         match = api.new_game(g, n, seed, sink, debug, max_steps, hands=hands)
         if save_at is not None:
@@ -130,6 +132,23 @@ def run(
         if log_writer is not None:
             log_writer.close()
     _finish(screen, g, match, result, seed, n, agents, as_json, quiet)
+
+
+def save_at_prompt(match, g, path: str | None, agents: dict, seat_specs: dict, written: set) -> str:
+    """`save [FILE]` typed at the prompt: writes the save (to FILE, else the --save file).
+    A file that exists is overwritten only if this game wrote it (or it is the --save file)."""
+    if not path:
+        return "no save file: type `save FILE` (or start the game with --save FILE)"
+    if os.path.isdir(path):
+        return f"{path} is a folder: give a file name, e.g. save game.json"
+    if os.path.exists(path) and path not in written:
+        return f"{path} exists: give another name (this game does not overwrite files it did not write)"
+    try:
+        saves.save_match(match, g, path, agents, seat_specs)
+    except OSError as exc:
+        return f"cannot write {path}: {exc.strerror or exc}"
+    written.add(path)
+    return f"saved to {path} (resume with `rulesvm resume {path}`)"
 
 
 def known_at_the_end(match) -> dict:
@@ -193,13 +212,14 @@ def resume(
             bot.set_state(states[str(s + 1)])
     seat_specs = {s: ("human" if s in humans else recorded.get(str(s + 1), "random")) for s in range(n)}
 
-    def on_save(m) -> str:
-        saves.save_match(m, g, save_file, agents, seat_specs)
-        return f"saved to {save_file}"
+    written = {save_file}
+
+    def on_save(m, path: str | None = None) -> str:
+        return save_at_prompt(m, g, path or save_file, agents, seat_specs, written)
     history = api.UndoHistory(agents, any_undo) if humans else None
     terminal = {} if len(humans) > 1 else None
     for h in humans:
-        agents[h] = HumanAgent(screen, on_save=on_save, history=history, terminal=terminal)
+        agents[h] = HumanAgent(screen, on_save=on_save, history=history, terminal=terminal, layout=g.model.layout)
     screen.note(f"Resuming {g.name} after {match.decisions_made} decisions (seed {match.seed}).")
     try:
         result = api.play(match, agents, history=history)

@@ -331,8 +331,42 @@ def _show(value) -> str:
 
 # ---------------------------------------------------------------------- the board for a seat
 
-def board_text(obs: dict, seat: int) -> str:
-    """A compact text picture of what a seat sees: its zones, the others', shared zones, vars."""
+def board_changes(before: list, after: list) -> str:
+    """What changed between two boards (lists of lines of `board_text`): each section whose
+    lines changed, with its heading and only its new or changed lines."""
+    def sections(lines):
+        out, head = {}, ""
+        for line in lines:
+            if line.startswith("=="):
+                head = line.split("  ")[0]
+                out[head] = [line]
+            else:
+                out.setdefault(head, []).append(line)
+        return out
+    old = sections(before)
+    shown = []
+    for head, lines in sections(after).items():
+        was = old.get(head, [])
+        fresh = [line for line in lines[1:] if line not in was] if lines[0].startswith("==") else \
+            [line for line in lines if line not in was]
+        if lines[0].startswith("==") and lines[0] not in was:
+            shown.append(lines[0])
+        elif fresh and lines[0].startswith("=="):
+            shown.append(head)
+        shown += fresh
+    return "\n".join(shown) if shown else "(the table has not changed; `board` shows it all)"
+
+
+def _shown_vars(values: dict, layout: dict | None) -> dict:
+    """The variables a person is shown: not those the layout hides, under the layout's labels."""
+    spec = (layout or {}).get("vars") or {}
+    hide, labels = set(spec.get("hide") or ()), spec.get("labels") or {}
+    return {labels.get(k, k): v for k, v in values.items() if k not in hide}
+
+
+def board_text(obs: dict, seat: int, layout: dict | None = None) -> str:
+    """A compact text picture of what a seat sees: its zones, the others', shared zones, and
+    the variables the game's layout does not hide."""
     lines = []
     zones = obs["zones"]
     shared = {k: v for k, v in zones.items() if not _is_per_player(v, obs["players"])}
@@ -342,7 +376,7 @@ def board_text(obs: dict, seat: int) -> str:
         view = by_seat[str(seat)]
         if _count(view) or (isinstance(view, dict) and "cards" in view):
             lines.append(f"  {name}: {zone_text(view)}")
-    for name, value in obs["player_vars"].items():
+    for name, value in _shown_vars(obs["player_vars"], layout).items():
         mine = value.get(str(seat))
         if _interesting(mine):
             lines.append(f"  {name}: {_var_text(mine)}")
@@ -362,7 +396,7 @@ def board_text(obs: dict, seat: int) -> str:
                 continue
             if _count(view):
                 lines.append(f"  {name}: {zone_text(view)}")
-    gv = [f"{k}={_var_text(v)}" for k, v in obs["vars"].items() if _interesting(v)]
+    gv = [f"{k}={_var_text(v)}" for k, v in _shown_vars(obs["vars"], layout).items() if _interesting(v)]
     if gv:
         lines.append("  " + ", ".join(gv))
     known = obs.get("known")
@@ -426,6 +460,7 @@ def zone_text(view) -> str:
         else:
             extra = " (face down)" if c.get("facedown") else ""
             extra += f" (turned {c['turn']})" if c.get("turn") else ""
+            extra += f" (other side: {c['other_side']})" if c.get("other_side") else ""
             names.append(c["name"] + extra)
     return ", ".join(names)
 

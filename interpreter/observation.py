@@ -80,8 +80,21 @@ def can_see_card(prog, st, card: int, zone: int, seat: int) -> bool:
     return seat < 0 or bool(sight(prog, card, zone, st.faceup[card]) >> seat & 1)
 
 
-def card_view(prog, st, card: int, visible: bool, held: bool = False, rt=None, seat: int = -1) -> dict:
-    """One card as `seat` sees it; `held` cards (in a hand) have no face-up/down state."""
+def other_side_name(prog, st, card: int) -> str:
+    """The name of the side of a two-sided card that lies underneath now."""
+    names = prog.face_names[card] if prog.face_names is not None else None
+    side = 1 if st.faceup[card] else 0
+    for key in ((side, st.turn[card]), (side, None), (side, 0)):
+        if names and key in names:
+            return names[key]
+    return prog.card_names[card]
+
+
+def card_view(prog, st, card: int, visible: bool, held: bool = False, rt=None, seat: int = -1,
+              underside: bool = False) -> dict:
+    """One card as `seat` sees it; `held` cards (in a hand) have no face-up/down state.
+    `underside`: the seat may also look under the card, so a two-sided card shows the name
+    of its other side (`other_side`)."""
     if not visible:
         # A card back shows which back it has (when cards differ), and whether it lies
         # sideways, not which end points where.
@@ -97,6 +110,8 @@ def card_view(prog, st, card: int, visible: bool, held: bool = False, rt=None, s
         view["side" if has_back(prog, card) else "facedown"] = "back" if has_back(prog, card) else True
     if st.turn[card]:
         view["turn"] = st.turn[card]
+    if underside and has_back(prog, card):
+        view["other_side"] = other_side_name(prog, st, card)
     for name in cd.fields:
         value = field_value(prog, st, card, name, rt)
         view[name] = list(value) if isinstance(value, tuple) else value
@@ -123,9 +138,11 @@ def zone_view(prog, st, zone: int, seat: int, rt=None) -> dict:
     # A zone without an order is shown in card-file order (card numbers follow the files):
     # the order cards arrived in would tell what was drawn when.
     seq = cards if info.ordered or seat < 0 else sorted(cards)
+    # Who may look under a card: those who see the zone's face-down cards.
+    underside = seat < 0 or info.facedown_visible == "all" or (info.facedown_visible == "owner" and owner == seat)
     return {"count": len(cards),
             "cards": [card_view(prog, st, c, can_see_card(prog, st, c, zone, seat), info.visible == "owner", rt,
-                                seat) for c in seq]}
+                                seat, underside) for c in seq]}
 
 
 def _family_view(prog, st, info, first: int, seat: int, rt):
