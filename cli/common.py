@@ -12,6 +12,7 @@ import typer
 
 from rulesvm import api, saves
 from rulesvm.dsl.diagnostics import DiagnosticError
+from rulesvm.interpreter.runtime import PERSON_ONLY
 
 from .render import Screen
 
@@ -68,6 +69,8 @@ class JsonlLog:
         self.checksum = saves.LogChecksum()
 
     def __call__(self, record: dict) -> None:
+        if record["type"] in PERSON_ONLY:          # told to the people at the table, not part of the game's log
+            return
         if record["type"] == "start":
             record = {**record, **self.header}
         line = json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n"

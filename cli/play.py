@@ -91,6 +91,8 @@ def run(
             log_writer(record)
         if record["type"] == "decision" and verbose:
             screen.decision_echo(record, viewer)
+        elif record["type"] in ("forced", "skipped"):
+            tell_automatic(screen, record, viewer, verbose)
         elif record["type"] in ("log", "reveal", "start"):
             screen.event(record, viewer)
     if save or humans:
@@ -132,6 +134,16 @@ def run(
         if log_writer is not None:
             log_writer.close()
     _finish(screen, g, match, result, seed, n, agents, as_json, quiet)
+
+
+def tell_automatic(screen: Screen, record: dict, viewer: set | None, verbose: bool) -> None:
+    """A decision the engine took (one legal option, or none): told at once to the person
+    whose decision it was; with --verbose, bots' too (secret ones only as made)."""
+    mine = viewer is not None and record["player"] in viewer
+    if mine:
+        screen.automatic(api.automatic_text(record))
+    elif verbose and record["type"] == "forced":
+        screen.decision_echo(record, viewer)
 
 
 def save_at_prompt(match, g, path: str | None, agents: dict, seat_specs: dict, written: set) -> str:
@@ -183,7 +195,13 @@ def resume(
     """
     screen = Screen(log_to_stderr=as_json, quiet=quiet)
     any_undo = undo_any(screen, undo)
-    sink = lambda record: screen.event(record) if record["type"] in ("log", "reveal") else None
+    humans_here: set = set()          # filled below: the seats people play here
+
+    def sink(record: dict) -> None:
+        if record["type"] in ("forced", "skipped"):
+            tell_automatic(screen, record, humans_here, False)
+        elif record["type"] in ("log", "reveal"):
+            screen.event(record)
     warnings: list = []
     try:
         g, match, data = saves.load_saved(save_file, sink, allow_edited=allow_edited, warnings=warnings)
@@ -199,6 +217,7 @@ def resume(
     recorded = data.get("agents", {})
     humans = {parse_seat(screen, h, n, "--human") for h in (human or [])} if human else \
         {int(s) - 1 for s, a in recorded.items() if a == "human"}
+    humans_here.update(h + 1 for h in humans)
     # A seat saved as human that is not played by a person now is a random bot.
     bot_specs = {s: ("random" if spec == "human" else spec)
                  for s, spec in ((s, recorded.get(str(s + 1), "random")) for s in range(n))}

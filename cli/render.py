@@ -98,6 +98,11 @@ class Screen:
             self.log_console.print(Text(f"  Player {record.get('player')} takes back every decision after "
                                         f"#{record.get('to')}", style="dim"))
 
+    def automatic(self, text: str) -> None:
+        """A decision the engine took for a person here, with the reason (api.automatic_text)."""
+        if not self.quiet:
+            self.log_console.print(Text("  " + text, style="yellow"))
+
     def decision_echo(self, record: dict, viewer: set | None) -> None:
         """Verbose mode: show each decision (secret ones only to their own seat)."""
         if self.quiet:

@@ -259,9 +259,13 @@ _ALL = [
                          P("pass", TEXT, None, "adds an option with this label that returns none"),
                          P("secret", BOOL, False, "other players see that a choice was made, not which"),
                          P("help", TEXT, None, "a line interactive players see, e.g. the codes they can type"),
-                         P("confirm", BOOL, False, "interactive players confirm their answer before it counts")),
-              T, "decision", "Ask a player to pick one option; the game pauses until an agent answers.",
-              "let c = choose(hand(p), by: p, prompt: \"Play a card\", pass: \"Pass\")"),
+                         P("confirm", BOOL, False, "interactive players confirm their answer before it counts"),
+                         P("unavailable", TEXT, None, "when `options` is empty, nothing is asked (not even `pass`): "
+                           "the choice gives none and the player is told this reason")),
+              T, "decision", "Ask a player to pick one option; the game pauses until an agent answers. With one "
+              "option it is taken without asking (the player is told: the only legal option).",
+              "let c = choose(hand(p), by: p, prompt: \"Play a card\", pass: \"Pass\", "
+              "unavailable: \"no card can be played\")"),
     Primitive("choose_many", (P("options", LIST_T), P("by", PLAYER), P("min", INT, 0),
                               P("max", INT, None, "none = all"), P("prompt", TEXT, "Choose"),
                               P("label", lambda_of(T, TEXT), None), P("done", TEXT, "Done"),

@@ -192,6 +192,10 @@ class _Host:
                 return build, True
         return choose_closure(self.cl, ins.node, ins.args), False
 
+    def may_skip(self, ins) -> bool:
+        """Can this `choose` have no options and go on (its `unavailable:` is given)?"""
+        return self.cl.ctx.prim_args(ins.node.func.id, ins.args).get("unavailable") is not None
+
     def decide_many_fn(self, ins):
         return choose_many_closure(self.cl, ins.node, ins.args, ins.work)
 

@@ -137,6 +137,7 @@ def choose_closure(cb, call, args):
     c = _Common(cb, call, args)
     options = make_options(cb, c)
     pass_label = cb.expr(c.get["pass"]) if c.get["pass"] is not None else None
+    unavailable = cb.expr(c.get["unavailable"]) if c.get.get("unavailable") is not None else None
     fail = choose_errors(call.span)
     by, prompt = c.by, c.prompt
 
@@ -145,6 +146,9 @@ def choose_closure(cb, call, args):
         if player is None:
             fail("by")
         opts = options(rt, L)
+        if not opts and unavailable is not None:
+            return Decision(player, str(prompt(rt, L)), (), "choose", c.is_secret(rt, L), value_type=c.value_type,
+                            reason=str(unavailable(rt, L)))
         pass_at = -1
         if pass_label is not None:
             text = pass_label(rt, L)
@@ -233,6 +237,15 @@ def _choose_lines(gen, cb, call, c: _Common, inline_labels: bool) -> str:
     if opts.startswith("["):
         # Options with the same label are one choice (two copies of a card).
         lines.append(f"    if len(_o) > 1: _o = {gen.name(dedupe, 'f')}(_o)")
+    prompt = f"str({gen.expr(get['prompt'])})" if get.get("prompt") is not None else "'Choose'"
+    secret = f"bool({gen.expr(get['secret'])})" if get.get("secret") is not None else "False"
+    if cb.ctx.has_simultaneous:
+        secret = f"{secret} or in_simultaneous(rt)"
+    vt = c.value_type
+    if get.get("unavailable") is not None:
+        # Nothing to offer: nothing is asked (not even `pass`); the reason is told.
+        lines.append(f"    if not _o: return {tn}({gen.name(Decision, 'D')}, (_p, {prompt}, (), 'choose', "
+                     f"{secret}, (), '', False, -1, {vt!r}, str({gen.expr(get['unavailable'])})))")
     if get.get("pass") is not None:
         lines += [f"    _t = {gen.expr(get['pass'])}",
                   "    if _t is not None:",
@@ -241,15 +254,10 @@ def _choose_lines(gen, cb, call, c: _Common, inline_labels: bool) -> str:
                   f"        _o.append({tn}({gen.name(Option, 'O')}, (_t, None)))",
                   "        _i = len(_o) - 1"]
     lines.append(f"    if not _o: {fail}('options')")
-    prompt = f"str({gen.expr(get['prompt'])})" if get.get("prompt") is not None else "'Choose'"
-    secret = f"bool({gen.expr(get['secret'])})" if get.get("secret") is not None else "False"
     help_ = f"str({gen.expr(get['help'])} or '')" if get.get("help") is not None else "''"
     confirm = f"bool({gen.expr(get['confirm'])})" if get.get("confirm") is not None else "False"
-    if cb.ctx.has_simultaneous:
-        secret = f"{secret} or in_simultaneous(rt)"
-    vt = c.value_type
     lines.append(f"    return {tn}({gen.name(Decision, 'D')}, (_p, {prompt}, tuple(_o), 'choose', "
-                 f"{secret}, (), {help_}, {confirm}, _i, {vt!r}))")
+                 f"{secret}, (), {help_}, {confirm}, _i, {vt!r}, ''))")
     return "\n".join(lines) + "\n"
 
 

@@ -18,7 +18,7 @@ the exception `Unsupported`.
 
 from __future__ import annotations
 
-from .runtime import BREAK, CONTINUE, forced, in_simultaneous, return_from, rule_name
+from .runtime import BREAK, CONTINUE, forced, in_simultaneous, return_from, rule_name, skipped
 from .state import DONE, Frame
 
 # A runner calls a procedure's runner itself while fewer frames than this are active; deeper
@@ -26,7 +26,7 @@ from .state import DONE, Frame
 SYNC_DEPTH = 48
 
 # What runners refer to by name.
-RUNNER_NAMES = {"BREAK": BREAK, "CONTINUE": CONTINUE, "return_from": return_from, "forced": forced,
+RUNNER_NAMES = {"BREAK": BREAK, "CONTINUE": CONTINUE, "return_from": return_from, "forced": forced, "skipped": skipped,
                 "in_simultaneous": in_simultaneous, "Frame": Frame, "DONE": DONE}
 
 
@@ -260,9 +260,15 @@ def _decide(w: _Case) -> list[str]:
     out.append(f"{pad}if len(d.options) == 1:")
     if slot >= 0:
         out.append(f"{pad}    L[{slot}] = d.options[0].value")
-    return out + [f"{pad}    if rt.sink is not None: forced(rt, d)", f"{pad}    pc = {k + 1}", f"{pad}else:",
-                  f"{pad}    st.pending = d", f"{pad}    st.pending_slot = {slot}", f"{pad}    rt.halt = True",
-                  f"{pad}    return"]
+    out += [f"{pad}    if rt.sink is not None: forced(rt, d)", f"{pad}    pc = {k + 1}"]
+    if w.host.may_skip(w.ins):
+        # `choose(..., unavailable: reason)` with nothing to offer: none, and the player is told.
+        out.append(f"{pad}elif not d.options:")
+        if slot >= 0:
+            out.append(f"{pad}    L[{slot}] = None")
+        out += [f"{pad}    if rt.sink is not None: skipped(rt, d)", f"{pad}    pc = {k + 1}"]
+    return out + [f"{pad}else:", f"{pad}    st.pending = d", f"{pad}    st.pending_slot = {slot}",
+                  f"{pad}    rt.halt = True", f"{pad}    return"]
 
 
 def _decide_many_init(w: _Case) -> list[str]:

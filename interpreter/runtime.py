@@ -326,6 +326,18 @@ def forced(rt, d) -> None:
              "label": d.options[0].label, "secret": d.secret})
 
 
+def skipped(rt, d) -> None:
+    """Tell the listener that a choice with nothing to offer was not asked, and why
+    (`unavailable:`). Only people are told: logs and replays leave these records out
+    (`PERSON_ONLY`), so a game's log is the same with or without the reason."""
+    rt.sink({"type": "skipped", "player": d.player + 1, "prompt": d.prompt, "reason": d.reason,
+             "secret": d.secret})
+
+
+# Records told to the people at a table, never written to a log nor checked by a replay.
+PERSON_ONLY = frozenset({"skipped"})
+
+
 def in_simultaneous(rt) -> bool:
     """Is a decision made now inside a `simultaneous` loop (so secret)?"""
     for f in rt.st.frames:

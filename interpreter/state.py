@@ -40,6 +40,7 @@ class Decision(NamedTuple):
     confirm: bool = False       # interactive front ends ask to confirm before committing
     pass_index: int = -1        # the `pass:` option, which one keystroke (Enter) picks at a terminal
     value_type: str = "any"     # what the options are: "card", "player", "int", "text", ...
+    reason: str = ""            # no options: why nothing is asked (`unavailable:`), told to the player
 
     @property
     def labels(self) -> list[str]:

@@ -362,6 +362,15 @@ def card_seen_by(match: Match, seat: int, card) -> dict | None:
     return {**describe_card_def(prog.card_defs[card]), "now": prog.display_name(match.state, card)}
 
 
+def automatic_text(record: dict) -> str:
+    """What a player reads about a decision the engine took for them (a `forced` or
+    `skipped` record): what was asked, what happened, and why."""
+    who, prompt = f"Player {record['player']}", record["prompt"]
+    if record["type"] == "forced":
+        return f"Automatic for {who}: {prompt}: {record['label']} (the only legal option)"
+    return f"Automatic for {who}: {prompt}: nothing to choose ({record['reason']})"
+
+
 def _jsonable(v):
     return list(v) if isinstance(v, tuple) else v
 

@@ -103,7 +103,8 @@ def test_undo_takes_back_the_humans_last_decision_and_replays(tmp_path):
     undo = [r for r in records if r["type"] == "undo"]
     assert undo and undo[0]["player"] == 1
     decisions = [r for r in records if r["type"] == "decision" and r["player"] == 1]
-    assert decisions[0]["label"] == "Red 5" and decisions[-1]["label"] == "Red 4"
+    # Options from a hand (no order) are listed in card-file order: 1 = Red 1, 2 = Red 2.
+    assert decisions[0]["label"] == "Red 1" and decisions[-1]["label"] == "Red 2"
     again = tmp_path / "again.jsonl"
     replayed = rulesvm("replay", str(log), "--quiet", "--log", str(again))
     assert replayed.returncode == 0, replayed.stderr
@@ -113,7 +114,7 @@ def test_undo_takes_back_the_humans_last_decision_and_replays(tmp_path):
 
 
 def test_safe_undo_refuses_after_the_bots_showed_their_cards():
-    p = rulesvm("run", GK, "--seed", "5", "--human", "1", input_text="1\nundo\n")
+    p = rulesvm("run", GK, "--seed", "5", "--human", "1", input_text="5\nundo\n")
     assert "you cannot undo now: you have seen a card since that decision" in p.stdout
     assert "taking back" not in p.stdout
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 
+from rulesvm import api
 from rulesvm.interpreter.knowledge import knows
 from rulesvm.interpreter.observation import picked_labels
 
@@ -101,6 +102,9 @@ class PublicLog:
             self.entries.append({"kind": "log", "text": record["text"], "to": None if to is None else [to]})
         elif record["type"] == "reveal":
             self.entries.append({"kind": "log", "text": record["text"], "to": record.get("to")})
+        elif record["type"] in ("forced", "skipped"):
+            # A move the engine made for a player, told to that player (and the replay viewer).
+            self.entries.append({"kind": "auto", "text": api.automatic_text(record), "to": [record["player"]]})
 
     def note(self, text: str) -> None:
         self.entries.append({"kind": "note", "text": text, "to": None})
