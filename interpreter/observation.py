@@ -80,6 +80,19 @@ def can_see_card(prog, st, card: int, zone: int, seat: int) -> bool:
     return seat < 0 or bool(sight(prog, card, zone, st.faceup[card]) >> seat & 1)
 
 
+def card_text_now(prog, st, card: int) -> str:
+    """A card's rule text as it lies now: the text of the side and orientation up, else the
+    card's own (docs/language.md#card-text); "" for a card without text."""
+    cd = prog.card_defs[card]
+    if cd.faces:
+        side = 0 if st.faceup[card] or not has_back(prog, card) else 1
+        for key in ((side, st.turn[card]), (side, None), (side, 0)):
+            face = cd.faces.get(key)
+            if face is not None and "text" in face:
+                return face["text"].get("en", "")
+    return cd.text.get("en", "")
+
+
 def other_side_name(prog, st, card: int) -> str:
     """The name of the side of a two-sided card that lies underneath now."""
     names = prog.face_names[card] if prog.face_names is not None else None
@@ -106,6 +119,9 @@ def card_view(prog, st, card: int, visible: bool, held: bool = False, rt=None, s
         return view
     cd = prog.card_defs[card]
     view = {"id": prog.card_ids[card], "name": prog.display_name(st, card), "kind": prog.card_kinds[card]}
+    text = card_text_now(prog, st, card)
+    if text:
+        view["text"] = text
     if not st.faceup[card] and not held:
         view["side" if has_back(prog, card) else "facedown"] = "back" if has_back(prog, card) else True
     if st.turn[card]:

@@ -20,7 +20,7 @@ import os
 
 from rulesvm import api
 from rulesvm.interpreter.knowledge import knows
-from rulesvm.interpreter.observation import picked_labels
+from rulesvm.interpreter.observation import card_text_now, picked_labels
 
 EVERYONE = -1       # the replay viewer's "everything revealed"
 
@@ -186,6 +186,9 @@ def decision_view(match, seat: int) -> dict | None:
                 and 0 <= o.value < len(prog.card_ids):
             if knows(prog, st, o.value, look):
                 entry["card"] = prog.card_ids[o.value]
+                text = card_text_now(prog, st, o.value)
+                if text:
+                    entry["text"] = text
         options.append(entry)
     picked = picked_labels(prog, st, d)
     return {"player": d.player + 1, "mine": True, "secret": d.secret, "prompt": d.prompt, "options": options,

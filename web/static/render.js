@@ -3,6 +3,8 @@
 // observation (hidden cards arrive as backs and counts only), the decision and the log.
 // No innerHTML with data: every text goes through textContent.
 
+import { addCardText, textLines } from "./cardtext.js";
+
 export function el(tag, cls, text) {
   const node = document.createElement(tag);
   if (cls) node.className = cls;
@@ -128,12 +130,13 @@ export function cardEl(card, layout) {
     node.append(el("span", "ribbon", "face down"));
     notes.push("face down (you may look at it)");
   }
-  const tip = [card.name, title(card.kind)];
+  const tip = textLines(card).concat([title(card.kind)]);
   for (const [k, v] of Object.entries(card)) {
-    if (["id", "name", "kind", "turn", "side", "facedown", "image"].includes(k)) continue;
+    if (["id", "name", "kind", "turn", "side", "facedown", "image", "text", "other_side"].includes(k)) continue;
     tip.push(`${k}: ${showValue(v)}`);
   }
   node.title = tip.concat(notes).join("\n");
+  addCardText(node, card);
   node.setAttribute("aria-label", [card.name].concat(notes).join(", "));
   return node;
 }

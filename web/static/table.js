@@ -1,6 +1,7 @@
 // rulesvm web table: one seat's page. It shows what the server sends for this seat and
 // sends back only {type: "choose", option, serial} or {type: "undo", serial}.
 import { el, renderTable, renderLog, resultEl, seatName, zoneDialog } from "./render.js";
+import { optionText } from "./cardtext.js";
 
 const token = decodeURIComponent(location.pathname.split("/").filter(Boolean).pop() || "");
 const $ = (id) => document.getElementById(id);
@@ -89,6 +90,7 @@ function onState(msg) {
   };
   renderTable($("table"), page.hello.layout, msg.observation, msg.seat, seats, ctx);
   renderLog($("log"), msg.log, msg.log_base);
+  tellAutomatic(msg.log);
   renderStatus(msg);
   if (newSerial || page.sentFor === msg.serial) {
     page.sentFor = null;
@@ -98,6 +100,13 @@ function onState(msg) {
     markCards(msg);
   }
   renderResult(msg);
+}
+
+// A move the engine made for this seat (one legal option, or nothing to choose): the log
+// has it; a toast says it at once, with its reason.
+function tellAutomatic(entries) {
+  const auto = (entries || []).filter((e) => e.kind === "auto");
+  if (auto.length) toast(auto[auto.length - 1].text);
 }
 
 function renderStatus(msg) {
@@ -154,6 +163,7 @@ function renderDecision(msg, focus) {
       b.type = "button";
       b.dataset.option = String(o.id);
       b.append(el("kbd", null, String(i + 1)), el("span", "option-label", o.label));
+      optionText(b, o);
       if (i === d.pass_index) b.title = "Enter in the filter box also picks this";
       b.addEventListener("click", () => choose(o.id));
       li.append(b);
