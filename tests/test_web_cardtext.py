@@ -7,9 +7,12 @@ person is told in the log. Screenshots go to tests/artifacts/web/.
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 
 import pytest
 
+from .conftest import ROOT
 from .test_web_e2e import ARTIFACTS, CHROMIUM, MY_TURN, Server, browser, new_page  # noqa: F401
 
 pytestmark = pytest.mark.skipif(not os.path.exists(CHROMIUM),
@@ -58,4 +61,18 @@ def test_an_automatic_move_is_told_with_its_reason(browser):      # noqa: F811 (
         sync_api.expect(auto.first).to_be_visible()
         assert "no card in your hand is at least 5" in auto.first.inner_text()
         sync_api.expect(page.locator("#toast")).to_contain_text("no card in your hand is at least 5")
+        assert not page.errors, page.errors
+
+
+def test_the_replay_viewer_shows_card_texts(browser, tmp_path):      # noqa: F811 (the fixture)
+    log = tmp_path / "gk.jsonl"
+    p = subprocess.run([sys.executable, "-m", "rulesvm.cli.main", "run", "games/giant_king.yaml", "--seed", "3",
+                        "--log", str(log), "--quiet"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    with Server("--replay", str(log)) as server:
+        page = new_page(browser, server.urls[0])
+        page.keyboard.press("ArrowRight")
+        card = page.locator("[data-card='start_red_5']").first
+        sync_api.expect(card).to_be_attached()
+        assert RED_5 in card.get_attribute("data-text") and RED_5 in card.get_attribute("title")
         assert not page.errors, page.errors
