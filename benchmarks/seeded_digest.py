@@ -23,6 +23,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 from rulesvm import api  # noqa: E402
+from rulesvm.interpreter.runtime import PERSON_ONLY  # noqa: E402
 
 
 def digest_game(path: str, variant: str | None, seeds: int) -> str:
@@ -32,7 +33,9 @@ def digest_game(path: str, variant: str | None, seeds: int) -> str:
     for players in range(low, high + 1):
         for seed in range(seeds):
             lines: list[str] = []
-            match = api.new_game(game, players, seed, sink=lambda e: lines.append(json.dumps(e, sort_keys=True)))
+            # What the CLI's --log writes: not the records told only to people.
+            match = api.new_game(game, players, seed, sink=lambda e: e["type"] in PERSON_ONLY
+                                 or lines.append(json.dumps(e, sort_keys=True)))
             try:
                 api.play(match, api.default_agents(match, seed=seed))
             except Exception as exc:            # a rules error is part of the game's bytes too
