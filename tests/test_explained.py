@@ -76,3 +76,4 @@ def test_giant_king_tells_why_a_player_passes():
     reasons = [r["reason"] for r in records if r["type"] == "skipped"]
     assert any(r.startswith("you pass: no card in your hand is at least ") for r in reasons)
     assert any(r.startswith("your turn ends: no card in your hand is at least ") for r in reasons)
+    assert "your turn ends: 3 cards is the most one turn may play" in reasons
