@@ -12,8 +12,9 @@ one VM, whichever back end compiles the expressions, and the paused continuation
 A host provides: `name(value, prefix)`, `src(node, as_seq=False)` (an expression's source),
 `call_args(nodes, params)`, `paste(stmts, depth, signals, rule)` (a block's code to write
 in place, or None), `block_fn(instr)`, `simple_fn(instr)` (prim/store),
-`decide_fn(instr)` -> (builder, marks secrecy itself), `decide_many_fn(instr)`, `has_simultaneous`, `procs`, `define(code, filename, fname)` and
-the exception `Unsupported`.
+`decide_fn(instr)` -> (builder, marks secrecy itself), `may_skip(instr)` (a `choose` with
+`unavailable:`, which goes on when it has nothing to offer), `decide_many_fn(instr)`,
+`has_simultaneous`, `procs`, `define(code, filename, fname)` and the exception `Unsupported`.
 """
 
 from __future__ import annotations
