@@ -104,10 +104,11 @@ def play_one(config: SimConfig, index: int) -> dict:
         stride = players if config.standings == "round" else 1
         decisions = options = turns = 0
         last_player = None
-        chosen: dict = {}
+        chosen: dict = {}            # card instance * players + seat -> times chosen
         trajectory = []
         # The loop runs once per decision of every game: what it reads is bound once here.
         st, stop, clock = match.state, _STOP, time.perf_counter
+        views = [SeatView(match, s) for s in range(players)]
         max_decisions, timeout = config.max_decisions, config.game_timeout
         deadline = start + timeout if timeout is not None else None
         while st.result is None:
@@ -117,7 +118,8 @@ def play_one(config: SimConfig, index: int) -> dict:
                 return record
             if stop is not None and stop.value:
                 raise Stopped
-            if deadline is not None and clock() > deadline:
+            # The clock is read every 16 decisions: a game that times out does so by seconds.
+            if deadline is not None and not decisions & 15 and clock() > deadline:
                 record.update(error=f"timed out: still running after {timeout:g} s, {decisions} "
                               "decisions (--game-timeout)", time=clock() - start)
                 return record
@@ -128,12 +130,14 @@ def play_one(config: SimConfig, index: int) -> dict:
                     trajectory.append([evaluate(match.rt, s) for s in range(players)])     # a turn (round) ended
                 turns += 1
                 last_player = seat
-            i = agents[seat].choose(SeatView(match, seat))
+            i = agents[seat].choose(views[seat])
             decisions += 1
             options += len(d.options)
-            if d.value_type == "card" and isinstance(d.options[i].value, int):
-                key = (card_defs[d.options[i].value].id, seat)
-                chosen[key] = chosen.get(key, 0) + 1
+            if d.value_type == "card":
+                c = d.options[i].value
+                if c.__class__ is int:
+                    key = c * players + seat
+                    chosen[key] = chosen.get(key, 0) + 1
             match.apply(i)
             if evaluate is not None and every_decision:
                 trajectory.append([evaluate(match.rt, s) for s in range(players)])
@@ -147,10 +151,21 @@ def play_one(config: SimConfig, index: int) -> dict:
         time=time.perf_counter() - start, result=result, decisions=decisions, turns=turns,
         options=options, coverage=coverage,
         rewards=rewards(result, players), forced_free=decisions,
-        chosen=[[c, s, k] for (c, s), k in sorted(chosen.items())],
+        chosen=_by_card(chosen, card_defs, players),
         acquired=[[c, s, k] for (c, s), k in sorted(acquired.items())],
         drama=design_metrics(trajectory, result, players) if trajectory else None)
     return record
+
+
+def _by_card(counts: dict, card_defs, players: int) -> list:
+    """`[[card id, seat, times]]` from counts keyed by card instance * players + seat (copies
+    of a card add up)."""
+    out: dict = {}
+    for key, k in counts.items():
+        c, seat = divmod(key, players)
+        pair = (card_defs[c].id, seat)
+        out[pair] = out.get(pair, 0) + k
+    return [[c, s, k] for (c, s), k in sorted(out.items())]
 
 
 def _record_head(config: SimConfig, index: int) -> dict:
