@@ -26,7 +26,7 @@ class ReplayBook:
         self.token = secrets.token_urlsafe(18)
         self.public = PublicLog()
         self.images = Images(game)
-        self.layout = table_layout(game.model)
+        self.layout = table_layout(game.model, game.options)
         for name, url in self.images.by_back.items():
             self.layout["backs"].setdefault(name, {})["image"] = url
         start = log.start

@@ -77,7 +77,7 @@ class Table:
         self.listeners: list[Listener] = []
         self.connected = [0] * players
         self.images = Images(game)
-        self.layout = table_layout(game.model)
+        self.layout = table_layout(game.model, game.options)
         for name, url in self.images.by_back.items():
             self.layout["backs"].setdefault(name, {})["image"] = url
         self.lock = asyncio.Lock()
