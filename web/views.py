@@ -28,7 +28,8 @@ class Images:
     """The picture files a game names (card `image:` keys, `layout.backs.NAME.image`), served
     by number only: nothing else on disk can be reached through the server."""
 
-    def __init__(self, game):
+    def __init__(self, game, base: str = "/card-image"):
+        self.base = base                        # the URL the pictures are served under
         self.files: list[str] = []
         self.missing: list[str] = []
         self.by_card: dict[str, str] = {}      # instance id -> URL
@@ -58,7 +59,7 @@ class Images:
             urls[path] = None
             return None
         self.files.append(path)
-        urls[path] = f"/card-image/{len(self.files) - 1}"
+        urls[path] = f"{self.base}/{len(self.files) - 1}"
         return urls[path]
 
     def path(self, number: int) -> str | None:
