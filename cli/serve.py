@@ -6,8 +6,9 @@
     rulesvm serve games/                   # a lobby: the host picks the game and the seats
 
 It prints one address per seat (each with its own secret token) and the host's address (the
-lobby and the debug panel), and opens the first person's seat (or the lobby) in the browser. The server is `rulesvm.web` (Starlette on uvicorn); this module only
-reads the options, loads the game and prints, through `cli.render`. See docs/web.md.
+lobby and the debug panel), and opens the first person's seat (or the lobby) in the browser.
+The server is `rulesvm.web` (Starlette on uvicorn); this module only reads the options, loads
+the game and prints, through `cli.render`. See docs/web.md.
 """
 
 from __future__ import annotations

@@ -34,8 +34,10 @@ function fillLobby() {
   if (!lobby) return;
   $("lobby").hidden = false;
   const select = $("game");
-  for (const g of lobby.games) select.append(new Option(`${g.name} (${g.players.min}` +
-    (g.players.max !== g.players.min ? `-${g.players.max}` : "") + " players)", g.id));
+  for (const g of lobby.games) {
+    const n = g.players.min === g.players.max ? `${g.players.min}` : `${g.players.min}-${g.players.max}`;
+    select.append(new Option(`${g.name} (${n} player${n === "1" ? "" : "s"})`, g.id));
+  }
   select.addEventListener("change", () => showGame(gameOf(select.value)));
   $("players").addEventListener("change", () => showSeats(gameOf(select.value)));
   $("new-table").addEventListener("submit", (ev) => { ev.preventDefault(); openTable(); });
