@@ -39,6 +39,9 @@ GAMES = {
 }
 
 
+PANEL_GAME = "giant_king"      # the table the host's panel is photographed at, mid-game
+
+
 def decisions_in_game(game: str, players: int, seed: int) -> int:
     """How many decisions the table's bots make in the whole game (they play as the table's)."""
     g = api.load_game(os.path.join(ROOT, "games", f"{game}.yaml"))
@@ -143,7 +146,7 @@ def main() -> None:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=["--headless", "--no-sandbox", "--disable-gpu"])
         page = browser.new_page(viewport=VIEWPORT)
         lobby(page, args.out)
-        for n, game in enumerate([] if args.lobby else args.games):
+        for game in [] if args.lobby else args.games:
             players, seed = GAMES[game]
             total = decisions_in_game(game, players, seed)
             table = Table(game, players, seed)
@@ -151,7 +154,7 @@ def main() -> None:
                 shoot(page, table.seat, os.path.join(args.out, f"web_{game}_start.png"))
                 table.step_to(total // 2)
                 shoot(page, table.seat, os.path.join(args.out, f"web_{game}_mid.png"))
-                if n == 0:
+                if game == PANEL_GAME:
                     shoot(page, table.host_page, os.path.join(args.out, "web_host_panel.png"), "#state-json")
                 table.bots("run")
                 table.wait(lambda s: s["over"])

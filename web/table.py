@@ -285,7 +285,8 @@ class Table:
                     continue
                 self._apply(seat, choice)
                 if self.paused:
-                    self._steps -= 1
+                    # (a bot that was thinking when the host paused still moves: no step is owed)
+                    self._steps = max(0, self._steps - 1)
             self._changed()
             if self.bot_delay > 0 and not self.match.is_over:
                 await asyncio.sleep(self.bot_delay)

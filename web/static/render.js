@@ -118,7 +118,7 @@ export function cardEl(card, layout) {
   const notes = [];
   if (card.turn) {
     node.classList.add(`turn-${card.turn}`);
-    node.append(el("span", "turn-mark", `↻${card.turn}°`));
+    top.prepend(el("span", "turn-mark", `↻${card.turn}°`));     // in the top line: never over the fields
     notes.push(TURN_TEXT[card.turn] || `turned ${card.turn}°`);
   }
   if (card.side === "back") {
