@@ -96,6 +96,7 @@ def test_the_host_panel_steps_a_paused_bot_and_only_the_host_sees_the_state(brow
         expect(host.locator("#bot-state")).to_contain_text("bots paused")
         expect(host.locator("#bot-state")).to_contain_text("0 decisions")
         expect(host.locator("#bot-state")).to_have_attribute("data-waiting", "true")
+        expect(seat.locator("#status")).to_contain_text("paused the bots")     # the seats are told why
         for k in (1, 2, 3):
             host.locator("#step").click()
             expect(host.locator("#bot-state")).to_contain_text(f" {k} decisions")

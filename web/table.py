@@ -148,7 +148,7 @@ class Table:
                "observation": observation(m, seat, self.images),
                "decision": decision_view(m, seat), "log_base": base, "log": log[base:],
                "can_undo": self.can_undo(seat), "seats": self.seats(), "over": m.is_over,
-               "result": m.result, "error": self.error}
+               "result": m.result, "error": self.error, "bots_paused": self.paused}
         d = m.decision
         if d is not None:
             msg["decision"]["bot"] = d.player in self.bots
