@@ -110,6 +110,19 @@ def test_a_choice_the_rules_narrate_is_logged_once(label, after, shown):
                      else []) + [after]
 
 
+def test_a_chain_of_picks_narrated_at_its_end_is_logged_once():
+    log = PublicLog()
+    for label in ("Lily", "Spitz", "Attack with these"):
+        log.entries.append({"kind": "decision", "player": 1, "label": label, "secret": False, "prompt": "Attack?",
+                            "hidden_from": [], "to": None})
+    log.sink({"type": "log", "text": "Player 1 attacks with Lily, Spitz"})
+    log.entries.append({"kind": "decision", "player": 2, "label": "Spitz", "secret": False, "prompt": "Block?",
+                        "hidden_from": [], "to": None})
+    log.sink({"type": "log", "text": "Player 2 takes 1 damage"})
+    assert [e["text"] for e in log.for_seat(1)] == ["Player 1: Attack with these", "Player 1 attacks with Lily, Spitz",
+                                                    "Player 2: Spitz", "Player 2 takes 1 damage"]
+
+
 def test_a_narration_only_one_seat_reads_hides_the_choice_only_for_it():
     log = PublicLog()
     log.entries.append({"kind": "decision", "player": 1, "label": "Joker", "secret": False, "prompt": "Take",

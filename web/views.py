@@ -157,13 +157,18 @@ class PublicLog:
         return e["to"] is None or seat == EVERYONE or seat + 1 in e["to"]
 
     def _narrated(self, i: int, seat: int) -> bool:
-        """Whether the rules' own log lines after decision `i` (up to the next decision) tell
-        `seat` what was chosen ("Player 2 plays Blue 1" after choosing "Blue 1"): then the
-        bare choice is not logged a second time."""
+        """Whether the rules' own log lines after decision `i` tell `seat` what was chosen
+        ("Player 2 plays Blue 1" after choosing "Blue 1"): then the bare choice is not logged
+        a second time. The lines read are those up to the next decision, after the chain of
+        decisions the same player makes in a row (picks, then "done"; a card, then its target)."""
         label = self.entries[i]["label"].strip().lower()
         if len(label) < 2 or label.lstrip("-").isdigit():
             return False            # too short to be recognised in a sentence
-        for e in self.entries[i + 1:]:
+        j = i + 1
+        while j < len(self.entries) and self.entries[j]["kind"] == "decision" \
+                and self.entries[j]["player"] == self.entries[i]["player"] and not self.entries[j]["secret"]:
+            j += 1
+        for e in self.entries[j:]:
             if e["kind"] == "decision":
                 return False
             if e["kind"] == "log" and self._readable(e, seat) and label in e["text"].lower():
