@@ -256,7 +256,10 @@ def test_the_host_opens_tables_from_the_lobby_and_the_seats_play(catalogue):
         wait_until(client, f"/api/host/{host.token}/tables/t2", lambda s: s["over"], tries=3000)
 
 
-def test_serve_a_folder_prints_the_host_address_and_refuses_table_options():
+def test_serve_a_folder_prints_the_host_address_and_refuses_table_options(tmp_path):
+    empty = subprocess.run([sys.executable, "-m", "rulesvm.cli.main", "serve", str(tmp_path), "--no-browser"],
+                           cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert empty.returncode == 1 and "no game files in" in empty.stderr and "Traceback" not in empty.stderr
     bad = subprocess.run([sys.executable, "-m", "rulesvm.cli.main", "serve", "games", "--players", "3",
                           "--no-browser", "--port", "0"], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and "--players" in bad.stderr and "do not apply" in bad.stderr
