@@ -154,7 +154,7 @@ def serve(
     paused: bool = typer.Option(False, "--paused", help="The bots wait until the host runs or steps them from the "
                                 "host's panel."),
 ) -> None:
-    """Play a game in the browser with bots and friends (a web table), or watch a logged game.
+    """Play a game in the browser with bots and friends, open a lobby of a folder's games, or watch a logged game.
 
     Prints one address per seat, each with its own secret token: only whoever has a seat's address can play it. The table listens on 127.0.0.1 (this machine) unless --host says otherwise.
     """
