@@ -63,7 +63,9 @@ def test_a_host_opens_a_table_from_the_lobby(browser):
         host.locator("[data-variant='wide_track']").check()
         host.fill("[data-option='target_score']", "4")
         host.select_option("[data-seat='1']", "human")
-        host.select_option("[data-seat='2']", "greedy")
+        host.select_option("[data-seat='2']", "mcts")
+        expect(host.locator("[data-params='1']")).to_be_hidden()
+        host.fill("[data-params='2']", "iterations=20")
         host.fill("#seed", "8")
         shot(host, "host_lobby.png")
         host.locator("#open").click()
@@ -72,7 +74,7 @@ def test_a_host_opens_a_table_from_the_lobby(browser):
         expect(host.locator("#panel-title")).to_contain_text("seed 8")
         expect(host.locator(".table-item")).to_have_count(1)
         expect(host.locator("[data-seat-link]")).to_have_count(2)
-        expect(host.locator("[data-seat-link='2']")).to_contain_text("bot greedy")
+        expect(host.locator("[data-seat-link='2']")).to_contain_text("bot mcts:iterations=20")
         seat_url = host.locator("[data-seat-link='1']").get_attribute("href")
         # The seat's link opens that seat's page, with the variant's wider race track.
         me = new_page(browser, host.url.split("/host/")[0] + seat_url)
@@ -132,6 +134,10 @@ def test_the_host_panel_steps_a_paused_bot_and_only_the_host_sees_the_state(brow
             host.locator("#replay").click()
         replay = opened.value
         expect(replay.locator("#step-text")).to_have_text(re.compile(r"^step 0 of 3$"))
+        # A log line's button opens the replay at the decision before it.
+        with host.context.expect_page() as opened:
+            host.locator("#host-log .log-decision .jump").nth(1).click()
+        expect(opened.value.locator("#step-text")).to_have_text("step 1 of 3")
         # Run: the bots play the game to its end.
         host.fill("#delay", "0")
         host.locator("#run").click()

@@ -81,8 +81,10 @@ def test_widget_mistakes_are_reported_with_positions(tmp_path):
     no_markers = _race_with(tmp_path, "    a: {style: track, from: 0, to: 3}\n")
     assert [d.code for d in api.validate_game(no_markers)] == ["E010"]
     assert [d.code for d in api.validate_game(_race_with(tmp_path, "    a: {style: counter}\n"))] == ["E010"]
-    clash = _race_with(tmp_path, "    a: {style: counter, var: round}\n", "  centre: [a]\n")
-    assert api.validate_game(clash) == []
+    placed = _race_with(tmp_path, "    a: {style: counter, var: round}\n", "  centre: [a]\n")
+    assert api.validate_game(placed) == []
+    clash = api.validate_game(_race_with(tmp_path, "    box: {style: counter, var: round}\n"))
+    assert [d.code for d in clash] == ["E091"] and "has the name of a zone" in clash[0].message
 
 
 def test_a_text_variable_cannot_be_a_track(tmp_path):

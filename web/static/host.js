@@ -110,8 +110,15 @@ function showSeats(g) {
     pick.append(new Option("a person", "human"));
     for (const b of host.overview.bots) pick.append(new Option(`bot: ${b}`, b));
     pick.value = before[p - 1] || (p === 1 ? "human" : host.overview.bots[0]);
+    // A bot's parameters, as after the colon of `--agent 2=mcts:iterations=300`.
+    const params = el("input", "bot-params");
+    params.dataset.params = String(p);
+    params.placeholder = "parameters, e.g. iterations=300";
+    params.setAttribute("aria-label", `Player ${p}'s bot parameters`);
+    params.hidden = pick.value === "human";
+    pick.addEventListener("change", () => { params.hidden = pick.value === "human"; });
     label.append(pick);
-    seats.append(label);
+    seats.append(label, params);
   }
 }
 
@@ -122,7 +129,10 @@ async function openTable() {
   const request = {
     game: g.id, players: Number($("players").value), options,
     variants: [...document.querySelectorAll("[data-variant]:checked")].map((b) => b.value),
-    seats: [...document.querySelectorAll("[data-seat]")].map((s) => s.value),
+    seats: [...document.querySelectorAll("[data-seat]")].map((s) => {
+      const params = document.querySelector(`[data-params="${s.dataset.seat}"]`).value.trim();
+      return s.value !== "human" && params ? `${s.value}:${params}` : s.value;
+    }),
     paused: $("paused").checked,
   };
   if ($("seed").value !== "") request.seed = Number($("seed").value);
