@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shlex
 import subprocess
 import sys
 
@@ -209,3 +210,38 @@ def test_version():
     from importlib.metadata import version
     out = rulesvm("--version")
     assert out.returncode == 0 and out.stdout.strip() == f"rulesvm {version('rulesvm')}"
+
+
+def _readme_tour() -> list[list[str]]:
+    """The README tour's commands (each `rulesvm ...` of its code block, `&&` split), as args."""
+    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as fh:
+        text = fh.read()
+    block = text.split("## A short tour", 1)[1].split("```bash", 1)[1].split("```", 1)[0]
+    commands = []
+    for line in block.splitlines():
+        line = line.split("  #", 1)[0].strip()
+        for part in line.split("&&"):
+            words = shlex.split(part)
+            if words and words[0] == "rulesvm":
+                commands.append(words[1:])
+    return commands
+
+
+def test_the_readme_tour_can_be_run_twice(tmp_path):
+    """Every tour command that writes a file runs a second time without "already exists"."""
+    os.symlink(os.path.join(ROOT, "games"), tmp_path / "games")
+    writes = ("--log", "--save", "--report", "--plot", "--csv")
+    tour = _readme_tour()
+    assert len(tour) > 10
+    chosen = [args for args in tour if any(w in args for w in writes)]
+    assert len(chosen) >= 3
+    # A smaller simulation than the README's, the same options.
+    chosen = [[("8" if i and args[i - 1] == "-n" else a) for i, a in enumerate(args)] for args in chosen]
+    for args in chosen:
+        for attempt in (1, 2):
+            p = rulesvm(*args, cwd=str(tmp_path))
+            assert p.returncode == 0, (attempt, args, p.stderr)
+            assert "already exists" not in p.stderr
+    # The files the tour goes on to read were written.
+    assert rulesvm("resume", "g.json", "--quiet", cwd=str(tmp_path)).returncode == 0
+    assert rulesvm("replay", "game.jsonl", "--quiet", cwd=str(tmp_path)).returncode == 0
