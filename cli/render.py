@@ -174,9 +174,12 @@ class Screen:
 
     def comparison(self, data: dict) -> None:
         for v in data["variants"]:
-            t = Table(title=f"base vs {', '.join(v['variants'])} ({v['games']} games each, same seeds)")
-            for h in ("metric", "base", "variant", "difference", "p-value", "significant"):
-                t.add_column(h)
+            # The columns are named after what was played: the base game and this variant.
+            name = " + ".join(v["variants"])
+            t = Table(title=f"base game vs {name} ({v['games']} games each, same seeds)", title_justify="left")
+            t.add_column("metric", min_width=14)
+            for h in ("base game", name, "difference", "p-value", "p < 0.05"):
+                t.add_column(h, justify="right", no_wrap=True, min_width=len(h))
             for m in v["metrics"]:
                 t.add_row(m["metric"], _num(m["base"]), _num(m["variant"]), _num(m["difference"], signed=True),
                           _num(m["p_value"]), "yes" if m["significant"] else "")
