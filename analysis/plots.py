@@ -95,9 +95,9 @@ def panels(summary: dict) -> list[Panel]:
                          _draw_card_wins, height=4.8))
     if cards:
         out.append(Panel("card_use", "How often each card is chosen and acquired",
-                         f"For the same cards: how many times per game a player chose the card in a decision, and "
-                         "how many times per game it moved into a player's zone from elsewhere (acquired). A card "
-                         "nobody takes may be too weak.", _draw_card_use, height=4.8))
+                         f"For the {TOP_CARDS} most used cards: how many times per game a player chose the card "
+                         "in a decision, and how many times per game it moved into a player's zone from elsewhere "
+                         "(acquired). A card nobody takes may be too weak.", _draw_card_use, height=4.8))
     return out
 
 

@@ -490,7 +490,7 @@ def _worker_init(stop) -> None:
 
 def _dask_chunks(config, chunks, scheduler, cluster_options):
     try:
-        # Dask is optional (`pip install rulesvm[dask]`): imported only when asked for.
+        # Dask is optional (the `dask` extra, see extras.py): imported only when asked for.
         from dask.distributed import Client, LocalCluster
     except ImportError:
         raise ValueError(f"the Dask backend needs Dask, which is not installed: {install_hint('dask')}") from None

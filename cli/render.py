@@ -299,7 +299,7 @@ class Screen:
 
 
 def start_line(record: dict, options: dict) -> str:
-    """`giant_king: 4 players, seed 7; variant three_laps; options laps=3`."""
+    """`my_game: 4 players, seed 7; variant short; options rounds=3`."""
     variants = record.get("variants") or []
     players = record["players"]
     line = f"{record['game']}: {players} player{'' if players == 1 else 's'}, seed {record['seed']}; "
