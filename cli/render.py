@@ -91,8 +91,6 @@ class Screen:
             if to is not None and viewer is not None and not viewer & set(to):
                 return
             self.log_console.print(Text(record["text"]))
-        elif kind == "start":
-            self.log_console.print(Text(start_line(record, record.get("options") or {}), style="bold"))
         elif kind == "undo":
             self.log_console.print(Text(f"  Player {record.get('player')} takes back every decision after "
                                         f"#{record.get('to')}", style="dim"))
