@@ -112,12 +112,12 @@ def summary_tables(summary: dict) -> list[tuple[str, list[str], list[list]]]:
     """(title, header, rows) of every table of a summary: shared by the terminal, CSV and HTML."""
     tables = []
     if summary["players"] > 1:
-        tables.append(("Agents", ["agent", "wins", "seats played", "win rate", "95% CI", "mean reward"],
-                       [[a, v["wins"], v["seats_played"], v["win_rate"], _interval(v["ci95"]), v["mean_reward"]]
-                        for a, v in sorted(summary["agents"].items(), key=lambda kv: -(kv[1]["win_rate"] or 0))]))
         tables.append(("Win rates", ["seat", "agent", "wins", "win rate", "95% CI", "mean reward"],
                        [[s["seat"], s["agent"], s["wins"], s["win_rate"], _interval(s["ci95"]), s["mean_reward"]]
                         for s in summary["seats"]]))
+        tables.append(("Agents", ["agent", "wins", "seats played", "win rate", "95% CI", "mean reward"],
+                       [[a, v["wins"], v["seats_played"], v["win_rate"], _interval(v["ci95"]), v["mean_reward"]]
+                        for a, v in sorted(summary["agents"].items(), key=lambda kv: -(kv[1]["win_rate"] or 0))]))
     tables.append(("Outcomes", ["outcome", "games", "share"],
                    [[k, summary["outcomes"][k], v] for k, v in summary["outcome_rates"].items()]))
     score_rows = [[s["seat"], *(s["score"].get(k) for k in ("mean", "sd", "min", "p10", "median", "p90", "max"))]
@@ -194,7 +194,10 @@ def html_report(summary: dict, figures: list | None, no_plots: str | None = None
         parts.append(f"<figure id='plot-{panel.key}'><img alt='{html.escape(panel.title)}' "
                      f"src='data:image/png;base64,{base64.b64encode(png).decode()}'>"
                      f"<figcaption>{html.escape(panel.about)}</figcaption></figure>")
-    for name, head, rows in summary_tables(summary):
+    tables = summary_tables(summary)
+    if len(summary["agents"]) > 1:        # a tournament: its finding first
+        tables.sort(key=lambda table: table[0] != "Agents")
+    for name, head, rows in tables:
         parts.append(f"<h2>{html.escape(name)}</h2>")
         if name in TABLE_NOTES:
             parts.append(f"<p class='about'>{html.escape(TABLE_NOTES[name])}</p>")
