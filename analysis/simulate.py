@@ -29,6 +29,7 @@ from rulesvm.interpreter.agents import SeatView, make_agent
 from rulesvm.interpreter.agents.search import rewards
 from rulesvm.interpreter.rng import derive
 
+from .extras import install_hint
 from .stats import Distribution, wilson
 
 
@@ -236,6 +237,7 @@ class Aggregator:
     branching: Distribution = field(default_factory=lambda: Distribution(precision=2))
     time: Distribution = field(default_factory=lambda: Distribution(precision=3))
     scores: list = field(default_factory=list)         # per seat: Distribution
+    margin: Distribution = field(default_factory=lambda: Distribution(precision=2))    # winner's score - next best
     coverage: dict = field(default_factory=dict)       # rule -> times run
     cards: dict = field(default_factory=dict)          # card -> {chosen, acquired, games, wins}
     metrics: dict = field(default_factory=dict)        # metric -> Distribution
@@ -269,9 +271,13 @@ class Aggregator:
             self.seat_agents[s].add(spec)
         for s, r in enumerate(rec["rewards"]):
             self.reward[s] += r
-        for s, value in (result.get("scores") or {}).items():
-            if isinstance(value, (int, float)) and int(s) - 1 < self.players:
-                self.scores[int(s) - 1].add(value)
+        numeric = {int(s): v for s, v in (result.get("scores") or {}).items()
+                   if isinstance(v, (int, float)) and not isinstance(v, bool) and int(s) - 1 < self.players}
+        for s, value in numeric.items():
+            self.scores[s - 1].add(value)
+        others = [v for s, v in numeric.items() if s != winner]
+        if winner in numeric and others:
+            self.margin.add(numeric[winner] - max(others))
         self.decisions.add(rec["decisions"])
         self.turns.add(rec["turns"])
         if rec["decisions"]:
@@ -327,6 +333,7 @@ class Aggregator:
             "length": {"decisions": self.decisions.summary(), "turns": self.turns.summary(),
                        "decisions_histogram": self.decisions.histogram()},
             "score_histograms": [self.scores[s].histogram() for s in range(self.players)],
+            "margin": self.margin.summary(), "margin_histogram": self.margin.histogram(),
             "branching": self.branching.summary(), "time_per_game": self.time.summary(),
             "coverage": {"runs": dict(sorted(self.coverage.items())), "never_run": never},
             "cards": card_rows,
@@ -498,10 +505,10 @@ def _worker_init(stop) -> None:
 
 def _dask_chunks(config, chunks, scheduler, cluster_options):
     try:
-        # Dask is optional (`pip install rulesvm[dask]`): imported only when asked for.
+        # Dask is optional (the `dask` extra, see extras.py): imported only when asked for.
         from dask.distributed import Client, LocalCluster
     except ImportError:
-        raise ValueError("the Dask backend needs `pip install rulesvm[dask]`") from None
+        raise ValueError(f"the Dask backend needs Dask, which is not installed: {install_hint('dask')}") from None
     cluster = None
     try:
         if scheduler:
