@@ -94,3 +94,89 @@ def test_at_start_checks_the_state_before_the_game_block_runs(tmp_path):
     scenario.write_text("game: g.yaml\nsteps:\n  - expect: \"x == 1\"\n")
     result = run_scenario(str(scenario))
     assert not result.passed and "x == 1" in result.message
+
+
+# A round: `deal` moves a card to the table, `play` asks for a choice that scores; the round
+# then resets the score, so without a stop a check after the choice sees the next round.
+ROUNDS = """kind token { }
+var score: int = 0
+var rounds: int = 0
+zone pile: ordered, visible(all)
+zone table: visible(all)
+zone board: indexed(3, 2), visible(all)
+setup {
+  move(box, pile)
+  move(top(pile), board(2, 1))
+}
+game {
+  repeat 2 {
+    rounds += 1
+    deal()
+    play()
+    score = 0
+  }
+  end_game(scores: [rounds])
+}
+phase deal() { move(top(pile), table) }
+phase play() {
+  let n = choose([1, 2, 3], by: players[0], prompt: "Score")
+  score += n
+}
+"""
+
+
+def _scenario(tmp_path, body: str):
+    write_game(tmp_path, ROUNDS, cards="- {id: pebble, kind: token, count: 4}")
+    scenario = tmp_path / "s.scenario.yaml"
+    scenario.write_text("game: g.yaml\n" + body)
+    return run_scenario(str(scenario))
+
+
+def test_choose_until_a_phase_ends_sees_the_state_as_the_choice_resolved(tmp_path):
+    r = _scenario(tmp_path, "steps:\n  - {choose: \"2\", until: {phase_ends: play}}\n"
+                  "  - expect: [\"score == 2\", \"rounds == 1\"]\n"
+                  "  - expect_decision: {prompt: Score}\n  - expect: [\"score == 0\", \"rounds == 2\"]\n")
+    assert r.passed, r.message
+    # Without `until:` the game runs on to the next decision, past the reset.
+    r = _scenario(tmp_path, "steps:\n  - {choose: \"2\"}\n  - expect: \"score == 2\"\n")
+    assert not r.passed and "score = 0" in r.message
+
+
+def test_at_and_run_until_stop_between_the_deal_and_the_play(tmp_path):
+    r = _scenario(tmp_path, "at: {phase_ends: deal}\nsteps:\n  - expect: \"count(table) == 1 and rounds == 1\"\n"
+                  "  - run_until: {phase_starts: play}\n  - expect: \"count(table) == 1\"\n"
+                  "  - choose: 3\n  - expect: \"count(table) == 2 and score == 0\"\n")
+    assert r.passed, r.message
+    r = _scenario(tmp_path, "at: {phase_starts: deal, occurrence: 2}\nsteps:\n"
+                  "  - expect: \"count(table) == 1 and rounds == 2\"\n")
+    assert r.passed, r.message
+
+
+def test_a_stop_not_reached_before_the_next_decision_says_so(tmp_path):
+    r = _scenario(tmp_path, "steps:\n  - {choose: 1, until: {phase_starts: deal}}\n")
+    assert r.passed, r.message
+    r = _scenario(tmp_path, "steps:\n  - {choose: 1, until: {phase_ends: deal, occurrence: 2}}\n")
+    assert not r.passed and "s.scenario.yaml:3:" in r.message
+    assert "phase `deal` did not end 2 times before the next decision (Player 1: Score)" in r.message
+    r = _scenario(tmp_path, "steps:\n  - choose: 1\n  - choose: 1\n    until: {phase_ends: play}\n"
+                  "  - run_until: {phase_ends: play}\n")
+    assert not r.passed and "the game ended: phase `play` did not end" in r.message
+    r = _scenario(tmp_path, "steps:\n  - run_until: {phase_ends: play}\n")
+    assert not r.passed and "waiting for a decision (Player 1: Score): answer it with `choose` and `until:`" in r.message
+    r = _scenario(tmp_path, "steps:\n  - {choose: 1, until: {phase_ends: pley}}\n")
+    assert not r.passed and "E044" in r.message and "no phase `pley` (did you mean `play`?)" in r.message
+    r = _scenario(tmp_path, "steps:\n  - {expect: \"true\", until: {phase_ends: play}}\n")
+    assert not r.passed and "E041" in r.message and "`until:` goes with `choose`" in r.message
+
+
+def test_setup_empties_a_family_of_zones_in_one_line(tmp_path):
+    # The family is emptied first (its cards go to the box), then the zones listed with it fill.
+    r = _scenario(tmp_path, "at: start\nsetup:\n  zones:\n    board(1,1): [pebble]\n    board(*,*): []\n"
+                  "steps:\n  - expect: [\"count(board(2, 1)) == 0\", \"count(board(1, 1)) == 1\", \"count(box) == 1\"]\n")
+    assert r.passed, r.message
+    r = _scenario(tmp_path, "at: start\nsetup:\n  zones:\n    board(*,0): [pebble]\nsteps:\n  - expect: \"true\"\n")
+    assert not r.passed and "E044" in r.message and "`board(*,0)` names 3 zones" in r.message
+    r = _scenario(tmp_path, "at: start\nsetup:\n  zones:\n    board(*,x): []\nsteps:\n  - expect: \"true\"\n")
+    assert not r.passed and "`board(*,x)` is not a zone" in r.message and "`*` for every seat or index" in r.message
+    r = _scenario(tmp_path, "at: start\nsetup:\n  zones:\n    board(*,1*): []\nsteps:\n  - expect: \"true\"\n")
+    assert not r.passed and "`1*` is not an index (a number, or `*` for every one)" in r.message
