@@ -6,6 +6,8 @@ import os
 import subprocess
 import sys
 
+import yaml
+
 from rulesvm.testing.scenario import run_scenario
 
 from .conftest import ROOT
@@ -180,3 +182,16 @@ def test_setup_empties_a_family_of_zones_in_one_line(tmp_path):
     assert not r.passed and "`board(*,x)` is not a zone" in r.message and "`*` for every seat or index" in r.message
     r = _scenario(tmp_path, "at: start\nsetup:\n  zones:\n    board(*,1*): []\nsteps:\n  - expect: \"true\"\n")
     assert not r.passed and "`1*` is not an index (a number, or `*` for every one)" in r.message
+
+
+def test_the_docs_first_example_is_a_scenario_of_the_suite():
+    with open(os.path.join(ROOT, "docs", "scenarios.md"), encoding="utf-8") as fh:
+        text = fh.read()
+    example = yaml.safe_load(text[text.index("```yaml\n") + 8:text.index("```", text.index("```yaml\n") + 8)])
+    path = os.path.join(ROOT, "games", "giant_king", "scenarios", "double_power.scenario.yaml")
+    with open(path, encoding="utf-8") as fh:
+        suite = yaml.safe_load(fh)
+    for key in ("name", "game", "at", "setup", "steps"):
+        assert example[key] == suite[key], key
+    assert any("until" in step for step in suite["steps"])
+    assert run_scenario(path).passed
