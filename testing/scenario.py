@@ -25,7 +25,7 @@ from rulesvm.dsl.reading import read_bytes
 from rulesvm.dsl.schema import SCENARIO_SCHEMA, validate
 from rulesvm.dsl.types import BOOL, CARD, PLAYER, ZONE
 from rulesvm.dsl.yaml_loader import Marks, decode_text, load_yaml_file, scalar_origin
-from rulesvm.interpreter import IllegalMove, RulesRuntimeError
+from rulesvm.interpreter import IllegalMove, RulesRuntimeError, canonical_ranking
 from rulesvm.interpreter.agents import SeatView, make_agent
 from rulesvm.interpreter.compiler import compile_expression
 from rulesvm.interpreter.format import formatter
@@ -589,6 +589,8 @@ def _step(run: _Run, index: int, step: dict) -> None:
         if not match.is_over:
             raise ScenarioFailure("the game is not over", None, aspan)
         for key, value in step["expect_result"].items():
+            if key == "ranking":                # by meaning: [1, [2, 3]] is [[1], [2, 3]]
+                value = canonical_ranking(value)
             if match.result.get(key) != value:
                 raise ScenarioFailure(f"result {key} is {match.result.get(key)}, expected {value}", None,
                                       run.marks.span(path + ("expect_result", key)))

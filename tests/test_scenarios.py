@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -195,3 +196,26 @@ def test_the_docs_first_example_is_a_scenario_of_the_suite():
         assert example[key] == suite[key], key
     assert any("until" in step for step in suite["steps"])
     assert run_scenario(path).passed
+
+
+TIE = """game {
+  end_game(ranking: [[players[0]], [players[2], players[1]]], scores: [3, 1, 1])
+}
+"""
+
+
+def test_rankings_compare_by_meaning_and_have_one_shape(tmp_path):
+    game = write_game(tmp_path, TIE, players=3)
+    scenario = tmp_path / "s.scenario.yaml"
+    for written in ("[1, [2, 3]]", "[[1], [2, 3]]", "[1, [3, 2]]"):
+        scenario.write_text(f"game: g.yaml\nsteps:\n  - expect_result: {{ranking: {written}}}\n")
+        result = run_scenario(str(scenario))
+        assert result.passed, (written, result.message)
+    scenario.write_text("game: g.yaml\nsteps:\n  - expect_result: {ranking: [1, 2, 3]}\n")
+    result = run_scenario(str(scenario))
+    assert not result.passed and "result ranking is [1, [2, 3]], expected [1, 2, 3]" in result.message
+    # `run --json` prints the same one shape: a seat alone as a number, a tie as a list in seat order.
+    out = subprocess.run([sys.executable, "-m", "rulesvm.cli.main", "run", game, "--seed", "1", "--json", "-q"],
+                         cwd=ROOT, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["result"]["ranking"] == [1, [2, 3]]
