@@ -20,12 +20,13 @@ from .render import Screen
 
 if TYPE_CHECKING:
     from rulesvm.analysis import diff as variants_diff  # noqa: F401
-    from rulesvm.testing import scenario  # noqa: F401
+    from rulesvm.testing import scenario, suite  # noqa: F401
     from rulesvm.tooling import formatter, schemas  # noqa: F401
 
 # Each needed by one command only (see lazy.py).
 variants_diff = lazy("rulesvm.analysis.diff")
 scenario = lazy("rulesvm.testing.scenario")
+suite = lazy("rulesvm.testing.suite")
 schemas = lazy("rulesvm.tooling.schemas")
 formatter = lazy("rulesvm.tooling.formatter")
 
@@ -99,6 +100,13 @@ def info(
 def test_scenarios(
     paths: Optional[List[str]] = typer.Argument(None, help="Scenario files (*.scenario.yaml) or folders to search; "
                                                 "default: games/.", metavar="[PATH...]"),
+    keyword: Optional[List[str]] = typer.Option(None, "-k", help="Run only the scenarios whose file path or `name` "
+                                                "contains PATTERN (case-insensitive; repeatable: any of them).",
+                                                metavar="PATTERN"),
+    last_failed: bool = typer.Option(False, "--lf", "--last-failed", help="Run only the scenarios that failed the "
+                                     "last time they ran (all of them if none did); remembered in .rulesvm_cache/."),
+    jobs: int = typer.Option(1, "-j", "--jobs", help="Run N scenarios at a time in worker processes "
+                             "(0: one per core).", metavar="N"),
 ) -> None:
     """Run scenario files: a line per scenario, then `N passed, N failed`. Exit 1 on any failure."""
     screen = Screen()
@@ -106,17 +114,34 @@ def test_scenarios(
     for p in paths:
         if not os.path.exists(p):
             usage(screen, f"no such file or folder: {p}")
+    if jobs < 0:
+        usage(screen, f"-j {jobs}: give a number of processes, or 0 for one per core")
     files = scenario.find_scenarios(paths)
     if not files:
         usage(screen, "no scenario files (*.scenario.yaml) found in " + ", ".join(paths))
-    passed = failed = 0
-    for f in files:
-        result = scenario.run_scenario(f)
-        screen.scenario_line(os.path.relpath(f), result)
-        passed += result.passed
-        failed += not result.passed
-    screen.summary_line(passed, failed)
-    raise typer.Exit(1 if failed else 0)
+    files = [f for f in files if suite.matches(f, keyword or [])]
+    if not files:
+        usage(screen, "no scenario matches -k " + " -k ".join(keyword or []),
+              "a pattern is part of a scenario's file path or `name`")
+    remembered = suite.LastFailed.load(os.getcwd())
+    if last_failed:
+        again = remembered.select(files)
+        if again:
+            screen.note(f"running the {len(again)} scenario(s) that failed last time (of {len(files)})")
+            files = again
+        else:
+            screen.note("no scenario failed last time: running all of them")
+    counts = [0, 0]
+
+    def show(result) -> None:
+        screen.scenario_line(os.path.relpath(result.path), result)
+        counts[result.passed] += 1
+
+    results = suite.run_all(files, jobs or os.cpu_count() or 1, show)
+    remembered.record(results)
+    remembered.save()
+    screen.summary_line(counts[1], counts[0])
+    raise typer.Exit(1 if counts[0] else 0)
 
 
 def diff(

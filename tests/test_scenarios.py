@@ -219,3 +219,39 @@ def test_rankings_compare_by_meaning_and_have_one_shape(tmp_path):
                          cwd=ROOT, capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)["result"]["ranking"] == [1, [2, 3]]
+
+
+def _rulesvm_test(cwd, *args):
+    out = subprocess.run([sys.executable, "-m", "rulesvm.cli.main", "test", *args], cwd=cwd, capture_output=True,
+                         text=True, env={**os.environ, "PYTHONPATH": ROOT})
+    assert "Traceback" not in out.stdout + out.stderr
+    return out
+
+
+def test_rulesvm_test_selects_by_k_reruns_the_last_failed_and_runs_in_parallel(tmp_path):
+    write_game(tmp_path, ROUNDS, cards="- {id: pebble, kind: token, count: 4}")
+    good = "game: g.yaml\nsteps:\n  - expect: \"rounds == 1\"\n"
+    (tmp_path / "a.scenario.yaml").write_text(good)
+    (tmp_path / "b.scenario.yaml").write_text("name: Broken thing\n" + good.replace("== 1", "== 7"))
+    (tmp_path / "c.scenario.yaml").write_text(good)
+    out = _rulesvm_test(tmp_path, ".", "-k", "BROKEN")          # by the scenario's name
+    assert out.returncode == 1 and out.stdout.splitlines()[-1] == "0 passed, 1 failed"
+    out = _rulesvm_test(tmp_path, ".", "-k", "a.scen", "-k", "c.scen")
+    assert out.returncode == 0 and out.stdout.splitlines()[-1] == "2 passed, 0 failed"
+    assert _rulesvm_test(tmp_path, ".", "-k", "nothing").returncode == 2
+    serial = _rulesvm_test(tmp_path, ".")
+    assert serial.stdout.splitlines()[-1] == "2 passed, 1 failed"
+    parallel = _rulesvm_test(tmp_path, ".", "-j", "2")
+    assert parallel.stdout == serial.stdout                       # the same lines in the same order
+    # The cache lives apart from the user's files and keeps itself out of git.
+    assert (tmp_path / ".rulesvm_cache" / ".gitignore").read_text().splitlines()[-1] == "*"
+    out = _rulesvm_test(tmp_path, ".", "--lf")
+    assert [line.split()[:2] for line in out.stdout.splitlines()[:-1] if line.startswith(("PASS", "FAIL"))] == \
+        [["FAIL", "b.scenario.yaml"]]
+    assert "failed last time" in out.stderr
+    (tmp_path / "b.scenario.yaml").write_text(good)
+    out = _rulesvm_test(tmp_path, ".", "--lf")
+    assert out.returncode == 0 and out.stdout.splitlines()[-1] == "1 passed, 0 failed"
+    out = _rulesvm_test(tmp_path, ".", "--lf")
+    assert "no scenario failed last time: running all of them" in out.stderr
+    assert out.stdout.splitlines()[-1] == "3 passed, 0 failed"
