@@ -44,12 +44,17 @@ def _terminal_text() -> dict[str, str]:
     return names
 
 
+# How a token found where it does not belong is named in "unexpected ...": its category
+# without an article, so the message reads "unexpected name `y`" (keywords as themselves).
+_FOUND = {"NAME": "name", "INT": "number", "STRING": "text"}
+
+
 def describe_token(token) -> str:
     if getattr(token, "type", None) == "$END":
         return "the end of the file"
     text = str(token)
-    if token.type in ("NAME", "INT", "STRING"):
-        return f"{_terminal_text()[token.type]} `{text}`"
+    if token.type in _FOUND and text not in KEYWORDS:
+        return f"{_FOUND[token.type]} `{text}`"
     return f"`{text}`"
 
 
@@ -397,7 +402,7 @@ def parse_string(tok: Token, path: str, errors: list) -> tuple:
             i += 2
             continue
         if ch == "{":
-            end = raw.find("}", i)
+            end = _interpolation_end(raw, i)
             if end < 0:
                 errors.append(Diagnostic("E104", "unclosed `{` in a string", Span(
                     path, tok.line, tok.column + 1 + i, tok.line, tok.column + 2 + i),
@@ -421,6 +426,27 @@ def parse_string(tok: Token, path: str, errors: list) -> tuple:
     if buf or not parts:
         parts.append("".join(buf))
     return tuple(parts)
+
+
+def _interpolation_end(raw: str, start: int) -> int:
+    """Where the `{` at `start` of a string's text is closed (-1: nowhere). Braces inside
+    count, so an interpolation may hold a string with interpolations of its own:
+    `"{join([\\"{p}: {p.score}\\" for p in players], \\", \\")}"`; escaped characters do not."""
+    depth = 0
+    i = start
+    while i < len(raw):
+        ch = raw[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+            if depth == 0:
+                return i
+        i += 1
+    return -1
 
 
 def _eof(expected, path: str, line: int, col: int, text: str | None = None) -> Diagnostic:
@@ -535,9 +561,37 @@ def _syntax_diagnostic(exc: UnexpectedInput, path: str, text: str | None = None)
         hint = "compare with `==`"
     elif tok.type == "EQUAL" and "LBRACE" in exc.expected:
         hint = "did you mean `==`?"
+    elif str(tok) == "elif" and any(_terminal_text().get(e) == "`else`" for e in exc.expected):
+        hint = "in an expression write `else if`: `if a then x else if b then y else z` (`elif` belongs to " \
+               "`if` statements)"
+    elif text is not None and _declaration_at(text, line) == "func" and \
+            (str(tok) == "{" or _word_before(text, line, col) == "let"):
+        hint = "a `func` is one expression (`func f(x: int) -> int = x * 2`), without `let` or other statements; " \
+               "for those write a procedure: `proc f(x: int) -> int { let y = x + 1; return y * 2 }`"
     end_col = (tok.end_column or col + 1)
     return Diagnostic("E102", f"unexpected {describe_token(tok)}; expected {describe_expected(exc.expected)}",
                       Span(path, line, col, tok.end_line or line, end_col), hint)
+
+
+def _declaration_at(text: str, line: int) -> str | None:
+    """The keyword of the declaration that line `line` (1-based) belongs to: the nearest line
+    at or above it that starts, unindented, with a declaration keyword."""
+    lines = text.split("\n")
+    for k in range(min(line, len(lines)) - 1, -1, -1):
+        words = lines[k].split(None, 1)
+        if words and not lines[k][0].isspace() and words[0] in DECLARATION_KEYWORDS:
+            return words[0]
+    return None
+
+
+def _word_before(text: str, line: int, col: int) -> str:
+    """The word that ends right before column `col` of line `line` (1-based), if any."""
+    lines = text.split("\n")
+    if not 1 <= line <= len(lines):
+        return ""
+    before = lines[line - 1][:col - 1].rstrip()
+    m = re.search(r"[A-Za-z_][A-Za-z0-9_]*$", before)
+    return m.group(0) if m else ""
 
 
 # ---------------------------------------------------------------- error recovery
