@@ -342,7 +342,7 @@ class GameLoader:
             try:
                 spec = load_variant(path, display_path(path), self.budget, span)
             except DiagnosticError as exc:
-                self.reporter.extend(exc.diagnostics)
+                self.reporter.extend(_located(exc.diagnostics, span) if span is not None else exc.diagnostics)
                 continue
             if spec.name in seen:
                 self.reporter.error("E065", f"variant `{spec.name}` is applied twice", spec.marks.span(("variant",)),

@@ -55,7 +55,7 @@ def diagnose(path: str, tmp: str):
         game = os.path.join(tmp, "game.yaml")
     else:
         game = os.path.join(path, "game.yaml")
-    return api.validate_game(game)
+    return api.validate_path(game)          # as `rulesvm validate`: each variant the game lists too
 
 
 @pytest.mark.parametrize("path", cases(), ids=os.path.basename)
