@@ -16,6 +16,7 @@ from rulesvm.dsl.diagnostics import DiagnosticError
 
 from .common import CARD_SET_OPT, GAME_ARG, SET_OPT, VARIANT_OPT, load, usage
 from .lazy import lazy
+from .paths import GAME_EXTS, require_file, require_path
 from .render import Screen
 
 if TYPE_CHECKING:
@@ -44,10 +45,9 @@ def validate(
         if os.path.isdir(p):
             for root, _, names in sorted(os.walk(p)):
                 files.extend(os.path.join(root, f) for f in sorted(names) if _is_game_file(os.path.join(root, f)))
-        elif os.path.exists(p):
-            files.append(p)
         else:
-            usage(screen, f"no such file or folder: {p}")
+            require_path(screen, p, "game", GAME_EXTS)
+            files.append(p)
     if not files:
         usage(screen, "no game files found", "a game file is a YAML file with a `rules:` key")
     all_diags = []
@@ -112,8 +112,7 @@ def test_scenarios(
     screen = Screen()
     paths = paths or ["games"]
     for p in paths:
-        if not os.path.exists(p):
-            usage(screen, f"no such file or folder: {p}")
+        require_path(screen, p, "scenario", (".scenario.yaml",))
     if jobs < 0:
         usage(screen, f"-j {jobs}: give a number of processes, or 0 for one per core")
     files = scenario.find_scenarios(paths)
@@ -153,8 +152,7 @@ def diff(
 ) -> None:
     """Show what variants change: options, cards and rule parts (a unified diff)."""
     screen = Screen()
-    if not os.path.exists(game):
-        usage(screen, f"no such file: {game}")
+    require_file(screen, game)
     try:
         data = variants_diff.variant_diff(game, variant, card_set or [])
     except DiagnosticError as exc:
@@ -192,8 +190,7 @@ def schema(
     if game is None:
         screen.document(schemas.to_text(schemas.schema_for(kind or "game")))
         return
-    if not os.path.exists(game):
-        usage(screen, f"no such file: {game}", "give the path of a game's YAML file, e.g. games/my_game.yaml")
+    require_file(screen, game)
     kind = kind or "card-set"
     if kind not in schemas.CARD_KINDS:
         usage(screen, f"--kind {kind} has no cards to type by a game's card kinds",
@@ -231,10 +228,9 @@ def fmt(
             if not found:
                 usage(screen, f"no rules files (*.rules) in {p}")
             files.extend(found)
-        elif os.path.isfile(p):
-            files.append(p)
         else:
-            usage(screen, f"no such file or folder: {p}")
+            require_path(screen, p, "rules", (".rules",))
+            files.append(p)
     changed = failed = 0
     for path in files:
         try:

@@ -20,6 +20,7 @@ from .common import (ALLOW_EDITED_OPT, CARD_SET_OPT, GAME_ARG, SET_OPT, UNDO_OPT
                      load, log_header, parse_seat, player_count, read_hands, seat_pairs, undo_any, usage)
 from .human import HumanAgent, QuitGame
 from .lazy import lazy
+from .paths import require_file
 from .render import Screen
 
 if TYPE_CHECKING:
@@ -164,6 +165,7 @@ def resume(
     """
     screen = Screen(log_to_stderr=as_json, quiet=quiet)
     any_undo = undo_any(screen, undo)
+    require_file(screen, save_file, "save", (".json",))
     sink = lambda record: screen.event(record) if record["type"] in ("log", "reveal") else None
     warnings: list = []
     try:
@@ -235,6 +237,9 @@ def replay(
     """
     screen = Screen(quiet=quiet)
     check_writable(screen, log, force, "log")
+    require_file(screen, log_file, "log", (".jsonl",))
+    if game is not None:
+        require_file(screen, game)
     try:
         logged = logs.read_log(log_file, allow_edited)
         if logged.warnings:
