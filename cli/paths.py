@@ -1,6 +1,6 @@
 """Paths typed on the command line: one style for every command when a file is missing or a
 folder was given where a file was meant. Both are usage errors (exit 2) whose hint names the
-files the user may have meant (`rulesvm run giant_king`: did you mean games/giant_king.yaml?).
+files the user may have meant (`rulesvm run my_game`: did you mean games/my_game.yaml?).
 """
 
 from __future__ import annotations
