@@ -203,7 +203,8 @@ def test_resume_bad_files(tmp_path):
     junk.write_text("{not json")
     p = rulesvm("resume", str(junk))
     assert p.returncode == 1 and "not a rulesvm save file" in p.stderr
-    assert rulesvm("resume", str(tmp_path / "missing.json")).returncode == 1
+    missing = rulesvm("resume", str(tmp_path / "missing.json"))      # a usage error, as in every command
+    assert missing.returncode == 2 and "no such file" in missing.stderr
 
 
 def test_human_save_command(tmp_path):
