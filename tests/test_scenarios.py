@@ -255,3 +255,13 @@ def test_rulesvm_test_selects_by_k_reruns_the_last_failed_and_runs_in_parallel(t
     out = _rulesvm_test(tmp_path, ".", "--lf")
     assert "no scenario failed last time: running all of them" in out.stderr
     assert out.stdout.splitlines()[-1] == "3 passed, 0 failed"
+
+
+def test_setup_empties_every_seats_zone_with_a_star(tmp_path):
+    scenario = tmp_path / "s.scenario.yaml"
+    scenario.write_text(f"game: {os.path.join(ROOT, 'games', 'giant_king.yaml')}\nat: {{phase_ends: prepare_round}}\n"
+                        "setup:\n  zones:\n    hand[2]: [start_blue_1]\n    hand[*]: []\nsteps:\n"
+                        "  - expect: [\"count(hand(player(1))) == 0\", \"count(hand(player(2))) == 1\", "
+                        "\"count(hand(player(4))) == 0\"]\n")
+    result = run_scenario(str(scenario))
+    assert result.passed, result.message
