@@ -13,6 +13,7 @@ import typer
 from rulesvm import api, saves
 from rulesvm.dsl.diagnostics import DiagnosticError
 
+from .paths import require_file
 from .render import Screen
 
 GAME_ARG = typer.Argument(..., help="The game's YAML file (its entry point), e.g. games/my_game.yaml.",
@@ -34,8 +35,7 @@ def usage(screen: Screen, message: str, hint: str | None = None) -> None:
 
 
 def load(screen: Screen, path: str, card_sets, variants, set_pairs) -> api.Game:
-    if not os.path.exists(path):
-        usage(screen, f"no such file: {path}", "give the path of a game's YAML file, e.g. games/my_game.yaml")
+    require_file(screen, path)
     try:
         game = api.load_game(path, card_sets or [], variants or [], set_pairs=set_pairs or [])
     except DiagnosticError as exc:

@@ -23,6 +23,7 @@ from .common import (ALLOW_EDITED_OPT, CARD_SET_OPT, GAME_ARG, SET_OPT, UNDO_OPT
                      usage)
 from .human import HumanAgent, QuitGame
 from .lazy import lazy
+from .paths import require_file
 from .render import Screen
 
 if TYPE_CHECKING:
@@ -169,6 +170,7 @@ def resume(
     """
     screen = Screen(log_to_stderr=as_json, quiet=quiet)
     any_undo = undo_any(screen, undo)
+    require_file(screen, save_file, "save", (".json",))
     sink = lambda record: screen.event(record) if record["type"] in ("log", "reveal") else None
     warnings: list = []
     try:
@@ -244,6 +246,9 @@ def replay(
     if step and quiet:
         usage(screen, "--step shows the game one decision at a time; --quiet shows none of it", "leave one out")
     check_writable(screen, log, force, "log")
+    require_file(screen, log_file, "log", (".jsonl",))
+    if game is not None:
+        require_file(screen, game)
     # Stepping needs a person at the terminal; piped (or in a script) everything is printed at once.
     stepping = step and sys.stdin.isatty() and sys.stdout.isatty()
     if step and not stepping:

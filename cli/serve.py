@@ -14,7 +14,6 @@ the game and prints, through `cli.render`. See docs/web.md.
 from __future__ import annotations
 
 import ipaddress
-import os
 import secrets
 import signal
 import socket
@@ -33,6 +32,7 @@ from rulesvm.interpreter.agents import AgentSpecError, make_agent
 from .common import (ALLOW_EDITED_OPT, UNDO_OPT, JsonlLog, check_writable, load, log_header, parse_seat,
                      player_count, read_hands, seat_pairs, undo_any, usage)
 from .lazy import lazy
+from .paths import require_file
 from .render import Screen
 
 if TYPE_CHECKING:
@@ -328,8 +328,9 @@ def _terminated(signum, frame) -> None:
 
 
 def _serve_replay(screen, path, game, host, port, no_browser, allow_edited) -> None:
-    if game is not None and not os.path.exists(game):
-        usage(screen, f"no such file: {game}")
+    if game is not None:
+        require_file(screen, game)
+    require_file(screen, path, "log", (".jsonl",))
     try:
         logged = logs.read_log(path, allow_edited)
         if logged.warnings:

@@ -19,6 +19,7 @@ from rulesvm.interpreter.agents import AgentSpecError, make_agent, registered_ag
 
 from .common import CARD_SET_OPT, GAME_ARG, SET_OPT, VARIANT_OPT, check_writable, usage
 from .lazy import lazy
+from .paths import require_file
 from .render import Screen
 
 if TYPE_CHECKING:
@@ -42,8 +43,7 @@ def _sim_config(screen, game, n, players, agents_text, variant, set_, seed, card
         usage(screen, f"-n must be at least 1, not {n}")
     if max_decisions < 1:
         usage(screen, f"--max-decisions must be at least 1, not {max_decisions}")
-    if not os.path.exists(game):
-        usage(screen, f"no such file: {game}")
+    require_file(screen, game)
     agents_list = tuple(split_agent_list(agents_text)) if agents_text else ("random",)
     for spec in agents_list:
         try:

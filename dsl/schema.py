@@ -211,8 +211,14 @@ CARD_SET_SCHEMA = {
 # A scenario file (`*.scenario.yaml`, run by rulesvm.testing): kept with the other file
 # schemas so the runner and the editor schemas (rulesvm.tooling) read one definition.
 LABEL_OR_INDEX = {"oneOf": [{"type": "string"}, {"type": "integer", "minimum": 1}]}
+# Where the rules stop between decisions: as a phase starts or as it ends (its n-th time from now).
+STOP = {"oneOf": [{"type": "object", "additionalProperties": False, "required": [key],
+                   "properties": {key: {"type": "string"}, "occurrence": {"type": "integer", "minimum": 1}}}
+                  for key in ("phase_starts", "phase_ends")]}
 STEP_KEYS = {
     "choose": LABEL_OR_INDEX,
+    "until": STOP,
+    "run_until": STOP,
     "by": {"type": "integer", "minimum": 1},
     "reject": LABEL_OR_INDEX,
     "error": {"type": "string"},
@@ -260,7 +266,8 @@ SCENARIO_SCHEMA = {
         "at": {"oneOf": [
             {"const": "start", "description": "stop right after the setup block, before the game block runs"},
             {"type": "object", "additionalProperties": False, "required": ["phase"],
-             "properties": {"phase": {"type": "string"}, "occurrence": {"type": "integer", "minimum": 1}}}]},
+             "properties": {"phase": {"type": "string"}, "occurrence": {"type": "integer", "minimum": 1}}}]
+            + STOP["oneOf"]},
         "setup": {"type": "object", "additionalProperties": False,
                   "properties": {"zones": {"type": "object"}, "vars": {"type": "object"},
                                  "player_vars": {"type": "object"}, "card_vars": {"type": "object"}}},

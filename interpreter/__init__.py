@@ -9,6 +9,7 @@ API; the run-time modules never import the compile side (an import-linter contra
 from .compiler import compile_block, compile_expression, compile_program
 from .engine import Match
 from .errors import IllegalMove, RulesRuntimeError, RunawayError
+from .state import canonical_ranking
 
 __all__ = ["compile_program", "compile_expression", "compile_block", "Match", "IllegalMove", "RulesRuntimeError",
-           "RunawayError"]
+           "RunawayError", "canonical_ranking"]

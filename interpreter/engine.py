@@ -225,6 +225,15 @@ class Match:
         self.resume()
         return self.rt.paused
 
+    def stop_at(self, proc_name: str, occurrence: int = 1, end: bool = False) -> None:
+        """Stop the rules the n-th time from now they enter phase `proc_name` (or, with `end`,
+        as it returns, before whatever follows it runs); `apply` or `resume` then run only
+        that far unless a decision comes first (`paused` tells which). `clear_stop` forgets it."""
+        self.rt.breakpoint = (proc_name, occurrence) + (("end",) if end else ())
+
+    def clear_stop(self) -> None:
+        self.rt.breakpoint = None
+
     def resume(self) -> None:
         """Continue after a breakpoint (or after the state was edited at one)."""
         self.rt.paused = False

@@ -58,7 +58,7 @@ class Runtime:
         # Keep what each seat knows (knowledge.py), unless nobody will read it (a search's
         # playouts, a simulation of random bots).
         self.tracks = prog.tracks_knowledge and knowledge
-        self.breakpoint = None    # (procedure name, occurrences left) or None
+        self.breakpoint = None    # (procedure name, occurrences left[, "end"]) or None: stop at its entry (or exit)
         self.paused = False
         self.coverage = None      # {rule name: times entered} when a simulation measures it
         self.halt = False         # set by whatever must interrupt the run loop (a decision, the end,
@@ -67,16 +67,17 @@ class Runtime:
     def covered(self, name: str) -> None:
         self.coverage[name] = self.coverage.get(name, 0) + 1
 
-    def check_breakpoint(self, proc) -> None:
-        """Pause at the entry of a procedure named by the breakpoint (its n-th entry)."""
-        name, left = self.breakpoint
-        if proc.name == name:
+    def check_breakpoint(self, proc, ending: bool = False) -> None:
+        """Pause at the entry of a procedure named by the breakpoint (its n-th entry), or as it
+        returns (`ending`) when the breakpoint is at its end."""
+        name, left = self.breakpoint[:2]
+        if proc.name == name and ending == (len(self.breakpoint) > 2):
             if left <= 1:
                 self.breakpoint = None
                 self.paused = True
                 self.halt = True
             else:
-                self.breakpoint = (name, left - 1)
+                self.breakpoint = (name, left - 1) + self.breakpoint[2:]
 
     # ------------------------------------------------------------------ effects
     def emit(self, record: dict) -> None:
@@ -317,8 +318,11 @@ def return_from(rt, fr, value) -> None:
     rt.halt = True
     if fr.ret_slot >= 0 and frames:
         frames[-1].locals[fr.ret_slot] = value
-    if rt.breakpoint is not None and fr.proc.kind == "setup":
-        rt.check_breakpoint(frames[-1].proc if frames else fr.proc)
+    if rt.breakpoint is not None:
+        if fr.proc.kind == "setup":
+            rt.check_breakpoint(frames[-1].proc if frames else fr.proc)
+        elif fr.proc.kind == "phase":
+            rt.check_breakpoint(fr.proc, ending=True)
 
 
 def forced(rt, d) -> None:

@@ -16,6 +16,27 @@ from typing import NamedTuple
 from .limits import MAX_WRITTEN, spend, written_text
 
 
+def canonical_ranking(ranking):
+    """A result's ranking in its one shape: best first, a seat alone in its place as a number,
+    seats tied as a list of two or more in seat order (`[[1], [2], [3, 4]]` and `[1, 2, [3, 4]]` are both
+    `[1, 2, [3, 4]]`); empty places are dropped. Anything else is returned as it is."""
+    if not isinstance(ranking, (list, tuple)):
+        return ranking
+    out = []
+    for entry in ranking:
+        if isinstance(entry, (list, tuple)):
+            group = [canonical_ranking(x) if isinstance(x, (list, tuple)) else x for x in entry]
+            if all(isinstance(x, int) for x in group):
+                group.sort()                    # a tie has no order: seats in seat order
+            if len(group) == 1:
+                out.append(group[0])
+            elif group:
+                out.append(group)
+        else:
+            out.append(entry)
+    return out
+
+
 # The value of choose_many's "done" option (no value of the rules language can equal it).
 DONE = "\x00done"
 

@@ -11,6 +11,7 @@ pytest plugin both run scenarios through `run_scenario`.
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 from dataclasses import dataclass, field
@@ -24,7 +25,7 @@ from rulesvm.dsl.reading import read_bytes
 from rulesvm.dsl.schema import SCENARIO_SCHEMA, validate
 from rulesvm.dsl.types import BOOL, CARD, PLAYER, ZONE
 from rulesvm.dsl.yaml_loader import Marks, decode_text, load_yaml_file, scalar_origin
-from rulesvm.interpreter import IllegalMove, RulesRuntimeError
+from rulesvm.interpreter import IllegalMove, RulesRuntimeError, canonical_ranking
 from rulesvm.interpreter.agents import SeatView, make_agent
 from rulesvm.interpreter.compiler import compile_expression
 from rulesvm.interpreter.format import formatter
@@ -32,7 +33,7 @@ from rulesvm.interpreter.rng import derive
 
 ACTIONS = ("note", "choose", "reject", "expect", "expect_options", "expect_options_include", "expect_options_exclude",
            "expect_zone", "expect_known", "expect_log", "expect_no_log", "expect_event", "expect_result", "expect_over",
-           "expect_phase", "expect_decision", "play_until", "play_to_end")
+           "expect_phase", "expect_decision", "play_until", "play_to_end", "run_until")
 
 # Steps that only read the state: they may run while an `at: start` scenario is paused.
 STATE_CHECKS = frozenset({"expect", "expect_zone", "expect_known", "expect_log", "expect_no_log", "expect_event", "expect_phase",
@@ -103,7 +104,11 @@ def load_scenario(path: str) -> tuple[dict, Marks, api.Game]:
     for i, step in enumerate(steps if isinstance(steps, list) else []):
         if isinstance(step, dict):
             actions = [k for k in step if k in ACTIONS and k != "note"]
-            if len(actions) != 1 and list(step) != ["note"]:
+            if "until" in step and "choose" not in step:
+                diags.append(Diagnostic("E041", "`until:` goes with `choose`: it says where the rules stop after "
+                                        "the choice", marks.span(("steps", i, "until"), prefer_key=True),
+                                        "to run on from a stop without a choice, use a `run_until:` step"))
+            elif len(actions) != 1 and list(step) != ["note"]:
                 diags.append(Diagnostic("E041", "a step needs exactly one action, found "
                                         + (", ".join(f"`{a}`" for a in actions) or "none"), marks.span(("steps", i)),
                                         "actions: " + ", ".join(ACTIONS)))
@@ -274,11 +279,20 @@ def _card_ref(run: _Run, ref, used: set, path) -> tuple[int, dict]:
 
 def zone_ref(run: _Run, text: str, span: Span) -> int:
     """`hand[2]` (player 2's hand), `recruit`, `column(3)`, `grid(1,2)`, `slot[1](0)`."""
+    zones = zone_refs(run, text, span, family=False)
+    return zones[0]
+
+
+def zone_refs(run: _Run, text: str, span: Span, family: bool = True) -> list[int]:
+    """The zones `text` names: one, or with `family` a `*` for any seat or index names them all
+    (`space(*,*)`: every space of a grid; `hand[*]`: every seat's hand)."""
     prog = run.game.program
-    m = re.fullmatch(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:\[\s*(\d+)\s*\])?\s*(?:\(([\d\s,]*)\))?\s*", text)
+    any_ = r"\*\s*|" if family else ""
+    m = re.fullmatch(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:\[\s*(" + any_ + r"\d+)\s*\])?\s*(?:\(([\d\s,"
+                     + ("*" if family else "") + r"]*)\))?\s*", text)
     if m is None:
         raise SetupError(f"`{text}` is not a zone: write `name`, `name[SEAT]`, `name(INDEX)` or "
-                              "`name[SEAT](INDEX)`", None, span)
+                         "`name[SEAT](INDEX)`" + (" (`*` for every seat or index)" if family else ""), None, span)
     name, seat, index = m.group(1), m.group(2), m.group(3)
     names = [z.name for z in prog.zones]
     info = next((z for z in prog.zones if z.name == name), None)
@@ -288,19 +302,28 @@ def zone_ref(run: _Run, text: str, span: Span) -> int:
         raise SetupError(f"zone `{name}` is per player: write `{name}[SEAT]`, e.g. `{name}[1]`", None, span)
     if not info.per_player and seat is not None:
         raise SetupError(f"zone `{name}` is shared: write `{name}` without a seat", None, span)
-    p = 0
-    if seat is not None:
-        p = int(seat) - 1
-        if not 0 <= p < run.match.players:
+    seats = [0]
+    if seat is not None and seat.strip() == "*":
+        seats = list(range(run.match.players))
+    elif seat is not None:
+        seats = [int(seat) - 1]
+        if not 0 <= seats[0] < run.match.players:
             raise SetupError(f"seat {seat} does not exist in a {run.match.players}-player game", None, span)
-    idx = [int(x) for x in index.split(",")] if index else []
-    if len(idx) != len(info.dims):
+    idx = [x.strip() for x in index.split(",")] if index else []
+    if len(idx) != len(info.dims) or "" in idx:
         want = {0: "no index", 1: "one index, e.g. `(0)`", 2: "a column and a row, e.g. `(0,1)`"}[len(info.dims)]
         raise SetupError(f"zone `{name}` takes {want}", None, span)
+    ranges = []
     for k, d in zip(idx, info.dims):
-        if not 0 <= k < d:
+        if k == "*":
+            ranges.append(range(d))
+        elif not k.isdigit():
+            raise SetupError(f"`{text}`: `{k}` is not an index (a number, or `*` for every one)", None, span)
+        elif not 0 <= int(k) < d:
             raise SetupError(f"`{text}`: index {k} is outside 0..{d - 1}", None, span)
-    return prog.zone_index(name, p, *idx)
+        else:
+            ranges.append([int(k)])
+    return [prog.zone_index(name, p, *ix) for p in seats for ix in itertools.product(*ranges)]
 
 
 def _typed_value(run: _Run, var, value, span):
@@ -330,12 +353,21 @@ def apply_setup(run: _Run) -> None:
     setup = run.data.get("setup") or {}
     match, prog, model = run.match, run.game.program, run.game.model
     used: set = set()
-    for zname, refs in (setup.get("zones") or {}).items():
+    # A family emptied (`space(*,*): []`) first, so the zones listed with it fill after it.
+    for zname, refs in sorted((setup.get("zones") or {}).items(), key=lambda item: "*" not in str(item[0])):
         path = ("setup", "zones", zname)
-        zone = zone_ref(run, zname, run.marks.span(path, prefer_key=True))
+        family = zone_refs(run, zname, run.marks.span(path, prefer_key=True))
         if not isinstance(refs, list):
             raise SetupError("a zone's set-up is a list of cards (bottom or left first)", None,
                                   run.marks.span(path))
+        if "*" in zname:
+            if refs:
+                raise SetupError(f"`{zname}` names {len(family)} zones: a family of zones can only be emptied "
+                                 "(`[]`); give each zone's cards on its own line", None, run.marks.span(path))
+            for zone in family:
+                match.place(zone, [], {}, {})
+            continue
+        zone = family[0]
         cards, faces, turns = [], {}, {}
         info = prog.zone_info[zone]
         for i, ref in enumerate(refs):
@@ -442,9 +474,14 @@ def _answer(run: _Run, step: dict, path: tuple, action: str, aspan) -> None:
                               f"(prompt: {match.decision.prompt})", None, run.marks.span(path + ("by",)))
     if action == "choose":
         try:
-            match.apply(_option_index(run, step["choose"], aspan))
+            index = _option_index(run, step["choose"], aspan)
         except IllegalMove as exc:
             raise ScenarioFailure(str(exc), None, aspan) from None
+        if "until" in step:
+            _run_to_stop(run, step["until"], path + ("until",), lambda: match.apply(index),
+                         run.marks.span(path + ("until",)))
+        else:
+            match.apply(index)
         return
     try:
         i = _option_index(run, step["reject"], aspan)
@@ -480,8 +517,15 @@ def _step(run: _Run, index: int, step: dict) -> None:
         return                              # a note: nothing to do
     action = actions[0]
     aspan = run.marks.span(path + (action,))
+    if action == "run_until":
+        if not match.paused:
+            raise ScenarioFailure("`run_until` runs the rules on from a stop, but the game is "
+                                  + ("over" if match.is_over else
+                                     f"waiting for a decision (Player {match.current_player + 1}: "
+                                     f"{match.decision.prompt}): answer it with `choose` and `until:`"), None, aspan)
+        return _run_to_stop(run, step["run_until"], path + ("run_until",), match.resume, aspan)
     if match.paused and action not in STATE_CHECKS:
-        match.resume()                      # `at: start`: the game block begins with the first move
+        match.resume()                      # from a stop (`at: start`, `until:`), the rules run on with this step
     if action in ("choose", "reject"):
         return _answer(run, step, path, action, aspan)
     if action == "expect":
@@ -545,6 +589,8 @@ def _step(run: _Run, index: int, step: dict) -> None:
         if not match.is_over:
             raise ScenarioFailure("the game is not over", None, aspan)
         for key, value in step["expect_result"].items():
+            if key == "ranking":                # by meaning: [1, [2, 3]] is [[1], [2, 3]]
+                value = canonical_ranking(value)
             if match.result.get(key) != value:
                 raise ScenarioFailure(f"result {key} is {match.result.get(key)}, expected {value}", None,
                                       run.marks.span(path + ("expect_result", key)))
@@ -615,8 +661,8 @@ def run_scenario(path: str) -> ScenarioResult:
             if at is not None or data.get("setup"):
                 _reach(run, None if at == "start" else at)
                 apply_setup(run)
-                if at != "start":
-                    run.match.resume()      # `at: start` stays paused until a step needs the game to go on
+                if isinstance(at, dict) and "phase" in at:
+                    run.match.resume()      # other stops hold until a step needs the game to go on
             else:
                 run.match = api.new_game(game, data.get("players"), data.get("seed", 0), sink=run.events.append,
                                          debug=True)
@@ -647,21 +693,47 @@ def _reach(run: _Run, at: dict | None) -> None:
         run.match = api.new_game(game, data.get("players"), data.get("seed", 0), sink=run.events.append,
                                  debug=True, breakpoint=("game", 1))
         return
-    phase = at["phase"]
-    model = game.model
-    if phase not in model.procs or model.procs[phase].kind != "phase":
-        phases = [p.name for p in model.procs.values() if p.kind == "phase"]
-        raise SetupError(f"no phase `{phase}`" + _hint(phase, phases), None, run.marks.span(("at", "phase")))
+    phase, occurrence, end = _stop(run, at, ("at",))
     run.match = api.new_game(game, data.get("players"), data.get("seed", 0), sink=run.events.append,
-                             debug=True, breakpoint=(phase, at.get("occurrence", 1)))
+                             debug=True, breakpoint=(phase, occurrence) + (("end",) if end else ()))
     agents = _bots(run)
     match = run.match
     while not match.paused:
         if match.is_over:
-            raise ScenarioFailure(f"the game ended before phase `{phase}` began", None, run.marks.span(("at",)))
+            raise ScenarioFailure(f"the game ended before phase `{phase}` " + ("ended" if end else "began"), None,
+                                  run.marks.span(("at",)))
         seat = match.current_player
         match.apply(agents[seat].choose(SeatView(match, seat)))
     run.events.clear()
+
+
+def _stop(run: _Run, spec: dict, path: tuple) -> tuple[str, int, bool]:
+    """A stop (`{phase: X}` or `{phase_starts: X}`, `{phase_ends: X}`, with `occurrence: N`) as
+    (phase, occurrence, at its end); a phase the game does not have is an E044 at its name."""
+    key = next(k for k in ("phase", "phase_starts", "phase_ends") if k in spec)
+    phase = spec[key]
+    model = run.game.model
+    if phase not in model.procs or model.procs[phase].kind != "phase":
+        phases = [p.name for p in model.procs.values() if p.kind == "phase"]
+        raise SetupError(f"no phase `{phase}`" + _hint(phase, phases), None, run.marks.span(path + (key,)))
+    return phase, spec.get("occurrence", 1), key == "phase_ends"
+
+
+def _run_to_stop(run: _Run, spec: dict, path: tuple, go, aspan) -> None:
+    """Set the stop `spec`, let `go()` run the rules, and check that they stopped there rather
+    than at a decision or the end of the game."""
+    phase, occurrence, end = _stop(run, spec, path)
+    match = run.match
+    match.stop_at(phase, occurrence, end)
+    go()
+    if match.paused:
+        return
+    match.clear_stop()
+    where = f"phase `{phase}` did not {'end' if end else 'start'}" + (f" {occurrence} times" if occurrence > 1 else "")
+    if match.is_over:
+        raise ScenarioFailure(f"the game ended: {where}", None, aspan)
+    raise ScenarioFailure(f"{where} before the next decision (Player {match.current_player + 1}: "
+                          f"{match.decision.prompt})", None, aspan)
 
 
 def find_scenarios(paths: list[str]) -> list[str]:

@@ -81,6 +81,16 @@ def test_json_puts_the_readable_log_on_stderr():
     (["run", "games/nothing.yaml"], "no such file"),
     (["run", GK, "--save-at", "3"], "--save-at needs --save"),
     (["validate", "no/such/dir"], "no such file or folder"),
+    # One style for a missing file or a folder given for a file, in every command.
+    (["run", "giant_king"], "no such file: giant_king\n   = hint: did you mean games/giant_king.yaml?"),
+    (["info", "games/giant_kong.yaml"], "did you mean games/giant_king.yaml?"),
+    (["simulate", "giant_king", "-n", "1"], "did you mean games/giant_king.yaml?"),
+    (["info", "games/"], "games/ is a folder: give a game's YAML file\n   = hint: in it: games/alien_attack.yaml, "),
+    (["replay", "no_such_log.jsonl"], "no such file: no_such_log.jsonl"),
+    (["resume", "games"], "games is a folder: give a save's JSON file"),
+    (["test", "games/giant_king/scenarios/double_powr.scenario.yaml"],
+     "did you mean games/giant_king/scenarios/double_power.scenario.yaml?"),
+    (["fmt", "games/giant_king.rule"], "did you mean games/giant_king.rules?"),
 ])
 def test_usage_errors_exit_2(args, fragment):
     p = rulesvm(*args)
@@ -194,7 +204,8 @@ def test_resume_bad_files(tmp_path):
     junk.write_text("{not json")
     p = rulesvm("resume", str(junk))
     assert p.returncode == 1 and "not a rulesvm save file" in p.stderr
-    assert rulesvm("resume", str(tmp_path / "missing.json")).returncode == 1
+    missing = rulesvm("resume", str(tmp_path / "missing.json"))      # a usage error, as in every command
+    assert missing.returncode == 2 and "no such file" in missing.stderr
 
 
 def test_human_save_command(tmp_path):

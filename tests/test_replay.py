@@ -91,7 +91,8 @@ def test_malformed_logs_are_located(tmp_path):
     binary.write_bytes(b"\xff\xfe\x00garbage")
     p = rulesvm("replay", str(binary))
     assert p.returncode == 1 and "error[E050]" in p.stderr
-    assert rulesvm("replay", str(tmp_path / "none.jsonl")).returncode == 1
+    missing = rulesvm("replay", str(tmp_path / "none.jsonl"))        # a usage error, as in every command
+    assert missing.returncode == 2 and "no such file" in missing.stderr
 
 
 def test_undo_takes_back_the_humans_last_decision_and_replays(tmp_path):

@@ -12,6 +12,7 @@ from rulesvm.dsl.types import CARD, ZONE
 from .. import errors as E
 from .. import knowledge as K
 from ..runtime import GameOver, Runtime
+from ..state import canonical_ranking
 from .base import NOT_LITERAL, Args, implements
 
 
@@ -416,7 +417,7 @@ def _end_game(a):
         sc = scores(rt, L)
         win = winner(rt, L)
         result = {
-            "ranking": [seat(p) for p in rank] if rank is not None else None,
+            "ranking": canonical_ranking([seat(p) for p in rank]) if rank is not None else None,
             "scores": {str(i + 1): s for i, s in enumerate(sc)} if sc is not None else None,
             "winner": seat(win),
             "outcome": outcome(rt, L),
