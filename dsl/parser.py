@@ -740,7 +740,6 @@ def top_level_parts(text: str) -> list[tuple[int, str]] | None:
     return parts
 
 
-@remember
 def parse_rules_part(part: str, path: str, line: int) -> A.RulesFile:
     """The declarations of a part of a rules file starting on `line` (spans as in the whole file)."""
     return parse_whole_rules("\n" * (line - 1) + part, path)
