@@ -18,6 +18,7 @@ from lark.parsers.lalr_analysis import Shift
 
 from . import ast as A
 from .diagnostics import Diagnostic, DiagnosticError, Span
+from .parts import joined, top_level_parts
 from .remembered import remember, remembering
 
 GRAMMAR_PATH = os.path.join(os.path.dirname(__file__), "grammar.lark")
@@ -707,50 +708,9 @@ class _Recovery:
         lc.column = pos - lc.line_start_pos + 1
 
 
-# What may stand between declarations outside any bracket: a string (a `{` in it opens no
-# block), a comment, a bracket, a line end.
-_BRACKETS = re.compile(r'"[^"\\\n]*(?:\\.[^"\\\n]*)*"|#[^\n]*|[{}()\[\]]|\n')
-_TOP_DECL = re.compile(rf"({'|'.join(DECLARATION_KEYWORDS)})(?![A-Za-z0-9_])")
-
-
-def top_level_parts(text: str) -> list[tuple[int, str]] | None:
-    """The text cut before each line that starts a declaration outside any bracket:
-    (its first line, the part); None when the brackets do not balance."""
-    cuts, depth, line = [0], 0, 1
-    for found in _BRACKETS.finditer(text):
-        token = found.group()
-        if token == "\n":
-            line += 1
-            if depth == 0 and _TOP_DECL.match(text, found.end()):
-                cuts.append(found.end())
-        elif token in "{([":
-            depth += 1
-        elif token in "})]":
-            depth -= 1
-            if depth < 0:
-                return None
-    if depth != 0:
-        return None
-    cuts.append(len(text))
-    parts, first = [], 1
-    for start, end in zip(cuts, cuts[1:]):
-        if end > start:
-            parts.append((first, text[start:end]))
-            first += text.count("\n", start, end)
-    return parts
-
-
 def parse_rules_part(part: str, path: str, line: int) -> A.RulesFile:
     """The declarations of a part of a rules file starting on `line` (spans as in the whole file)."""
     return parse_whole_rules("\n" * (line - 1) + part, path)
-
-
-def _joined(path: str, parts: list[A.RulesFile]) -> A.RulesFile:
-    decls = tuple(d for part in parts for d in part.decls)
-    if not decls:
-        return A.RulesFile(Span(path, 0, 0), path, ())
-    first, last = decls[0].span, decls[-1].span
-    return A.RulesFile(Span(path, first.line, first.col, last.end_line, last.end_col), path, decls)
 
 
 def parse_rules(text: str, path: str) -> A.RulesFile:
@@ -760,10 +720,10 @@ def parse_rules(text: str, path: str) -> A.RulesFile:
     file is parsed declaration by declaration, so that only the declarations edited since
     the check before are parsed again; any syntax error, and the whole file is parsed, for
     the same diagnostics as `rulesvm validate`."""
-    parts = top_level_parts(text) if remembering() else None
+    parts = top_level_parts(text, DECLARATION_KEYWORDS) if remembering() else None
     if parts is not None and len(parts) > 1:
         try:
-            return _joined(path, [parse_rules_part(part, path, line) for line, part in parts])
+            return joined(path, [parse_rules_part(part, path, line) for line, part in parts])
         except DiagnosticError:
             pass
     return parse_whole_rules(text, path)

@@ -4,6 +4,9 @@
 from __future__ import annotations
 
 import asyncio
+import copy
+import dataclasses
+import glob
 import os
 import re
 import shutil
@@ -17,7 +20,9 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 from rulesvm import api
 from rulesvm.dsl.primitives import PRIMITIVES
 from rulesvm.dsl.diagnostics import Span
-from rulesvm.dsl.parser import parse_rules
+from rulesvm.dsl.diagnostics import DiagnosticError
+from rulesvm.dsl.parser import DECLARATION_KEYWORDS, parse_rules, parse_whole_rules
+from rulesvm.dsl.parts import top_level_parts
 from rulesvm.dsl.reading import given_texts, read_bytes
 from rulesvm.dsl.remembered import remembered_parses
 from rulesvm.lsp.declarations import strip_comment
@@ -235,6 +240,67 @@ async def test_a_scenario_is_run_as_it_is_edited(client: LanguageClient, game_di
     assert diags[0].range.start.line == _position(bad, "count(discard) == 2").line
     _change(client, uri, text, 2)
     await diagnostics_until(client, uri, lambda ds: len(ds) == 0)
+
+
+def _same_tree(a, b) -> bool:
+    """Two parses alike, spans included."""
+    if type(a) is not type(b):
+        return False
+    if dataclasses.is_dataclass(a):
+        return all(_same_tree(getattr(a, f.name), getattr(b, f.name)) for f in dataclasses.fields(a))
+    if isinstance(a, (tuple, list)):
+        return len(a) == len(b) and all(_same_tree(x, y) for x, y in zip(a, b))
+    return a == b
+
+
+def test_a_rules_file_parsed_by_parts_is_parsed_as_a_whole():
+    """While parses are remembered, a rules file is parsed declaration by declaration: the
+    same tree, spans included, or the same syntax errors, for every rules file of the repository."""
+    root = os.path.dirname(GAMES_DIR)
+    paths = sorted(glob.glob(os.path.join(root, "games", "**", "*.rules"), recursive=True) +
+                   glob.glob(os.path.join(root, "tests", "**", "*.rules"), recursive=True))
+    assert len(paths) > 100
+    for path in paths:
+        try:
+            text = open(path, encoding="utf-8").read()
+        except UnicodeDecodeError:
+            continue
+        try:
+            whole = parse_whole_rules(text, path)
+        except DiagnosticError as exc:
+            whole = [str(d) for d in exc.diagnostics]
+        with remembered_parses({}) as memo:
+            try:
+                by_parts = parse_rules(text, path)
+            except DiagnosticError as exc:
+                by_parts = [str(d) for d in exc.diagnostics]
+        assert _same_tree(whole, by_parts), path
+    text = open(os.path.join(GAMES_DIR, "tutorial", "crazy_eights.rules"), encoding="utf-8").read()
+    parts = top_level_parts(text, DECLARATION_KEYWORDS)
+    assert len(parts) > 10 and "".join(part for _, part in parts) == text
+    with remembered_parses({}) as memo:
+        before = parse_rules(text, "x.rules")
+    edited = text.replace("shuffle(stock)", "shuffle( stock )", 1)          # one declaration edited
+    with remembered_parses(memo):
+        after = parse_rules(edited, "x.rules")
+    changed = [i for i, (a, b) in enumerate(zip(before.decls, after.decls)) if a is not b]
+    assert len(changed) == 1 and before.decls[changed[0]].kind == "setup"   # the others: not parsed again
+
+
+def test_a_check_remembers_yaml_and_changes_none_of_it(tmp_path):
+    """The language server's checks keep the YAML they read from one check to the next: the
+    same diagnostics, and the data kept unchanged by the checks that use it."""
+    folder = tmp_path / "tutorial"
+    shutil.copytree(os.path.join(GAMES_DIR, "tutorial"), folder)
+    game_file = str(folder / "crazy_eights.yaml")
+    expected = [str(d) for d in api.validate_game(game_file)]
+    with remembered_parses({}) as memo:
+        assert [str(d) for d in api.validate_game(game_file)] == expected
+    kept = {key: copy.deepcopy(value[0]) for key, value in memo.items() if key[0] == "load_yaml_text"}
+    assert len(kept) >= 2                                    # the game file and its card set
+    with remembered_parses(memo) as again:
+        assert [str(d) for d in api.validate_game(game_file)] == expected
+    assert all(again[key][0] is memo[key][0] and again[key][0] == value for key, value in kept.items())
 
 
 def test_columns_count_in_the_code_units_agreed_with_the_client():
