@@ -162,7 +162,9 @@ class Indexer:
                 out.occurrences.extend(o for o in occurrences_in(tree, path, padded.splitlines())
                                        if not (o.declaration and o.symbol.name.startswith("__")))
         fields_of = _fields_of(trees)
-        signature = repr(sorted((k, sorted(v)) for k, v in fields_of.items()))
+        attr_vars = frozenset(o.symbol.name for o in out.occurrences
+                              if o.declaration and o.kind == "var" and o.symbol.space == ATTR)
+        signature = repr((sorted((k, sorted(v)) for k, v in fields_of.items()), sorted(attr_vars)))
         for path in [*yaml_files, *scenarios]:
             text = read(path)
             if text is None:
@@ -171,7 +173,7 @@ class Indexer:
             key = (path, _digest(text), signature)
             if key not in self._yaml:
                 self._yaml = {k: v for k, v in self._yaml.items() if k[0] != path}
-                self._yaml[key] = yaml_names(path, text, fields_of)
+                self._yaml[key] = yaml_names(path, text, fields_of, attr_vars)
             names, cards = self._yaml[key]
             out.occurrences.extend(names)
             for card in cards:

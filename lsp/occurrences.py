@@ -5,7 +5,7 @@ Walks parsed rules (a rules file, or the rules written in a YAML file) and lists
 name in them with where it stands and what it names: a name of the game's one namespace
 (kinds, zones, variables, options, events, procedures, functions, phases), an attribute
 after a dot (a field, a per-player or per-card variable), a card id or a field or kind
-named by a text argument (`card("x")`, `field_at(c, "rank")`), or a local name (a
+named by a text (`card("x")`, `field_at(c, "rank")`, `c.kind == "knight"`), or a local name (a
 parameter, a `let`, a loop variable), which hides a declaration of the same name.
 """
 
@@ -20,6 +20,10 @@ from rulesvm.dsl.primitives import PRIMITIVES
 NAME, ATTR, CARD, LOCAL, PARAM = "name", "attr", "card", "local", "param"
 # The primitive reading its text argument as a card id (`card("x")`).
 CARD_ID_PRIMITIVE = "card"
+# A card's built-in properties holding a name: compared with a text (`c.kind == "knight"`,
+# `c.id in ["a", "b"]`), the text names a kind or a card.
+NAMED_BY_TEXT = {"kind": NAME, "id": CARD}
+COMPARISONS = ("==", "!=", "in", "not in")
 
 
 @dataclass(frozen=True)
@@ -201,6 +205,12 @@ class _Walk:
             for part in e.parts:
                 if not isinstance(part, str):
                     self.expr(part, bound)
+        elif isinstance(e, A.Binary) and e.op in COMPARISONS and isinstance(e.left, A.Attr) \
+                and e.left.name in NAMED_BY_TEXT:
+            self.expr(e.left, bound)
+            self.expr(e.right, bound)
+            for text in (e.right.items if isinstance(e.right, (A.ListLit, A.TupleLit)) else (e.right,)):
+                self.text(NAMED_BY_TEXT[e.left.name], text)
         elif isinstance(e, (A.Index, A.Unary, A.Binary, A.ListLit, A.TupleLit, A.IfExpr)):
             for value in (getattr(e, f) for f in e.__slots__):
                 for item in (value if isinstance(value, tuple) else (value,)):
@@ -218,10 +228,15 @@ class _Walk:
             space = CARD if call.func.id == CARD_ID_PRIMITIVE and i == 0 else \
                 ATTR if param.names == "field" else NAME if param.names == "kind" else None
             arg = call.args[i] if i < len(call.args) else named.get(param.name)
-            if space and isinstance(arg, A.StrLit) and len(arg.parts) == 1 and isinstance(arg.parts[0], str) \
-                    and arg.span.line == arg.span.end_line and arg.parts[0]:
-                name = arg.parts[0].split("#", 1)[0] if space == CARD else arg.parts[0]     # `card("x#2")`
-                self.add(space, name, (arg.span.line, arg.span.col + 1))
+            if space:
+                self.text(space, arg)
+
+    def text(self, space: str, arg) -> None:
+        """A text naming a card, a field or a kind: its name, inside the quotes."""
+        if isinstance(arg, A.StrLit) and len(arg.parts) == 1 and isinstance(arg.parts[0], str) \
+                and arg.span.line == arg.span.end_line and arg.parts[0]:
+            name = arg.parts[0].split("#", 1)[0] if space == CARD else arg.parts[0]     # `card("x#2")`
+            self.add(space, name, (arg.span.line, arg.span.col + 1))
 
 
 def occurrences_in(tree, path: str, lines: list[str]) -> list[Occurrence]:

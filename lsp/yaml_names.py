@@ -2,7 +2,8 @@
 rename, card hover and completion).
 
 A card entry (a mapping with `id` and `kind`, in a game file, a card set or a variant's
-`cards:`) declares its card id, names its kind and gives fields of that kind; a variant
+`cards:`) declares its card id, names its kind and gives fields of that kind; a game
+file's `layout:` names zones, variables, kinds and fields; a variant
 names cards (`remove`, `change`), declarations (`rules: remove`) and options; a scenario
 names zones and variables in its `setup`, cards in its zone lists and expectations, a
 phase, options, and writes rules-language expressions (`expect`, `play_until`), parsed
@@ -13,6 +14,7 @@ a variant's `rules:`) come from the checker's parses (lsp/index.py).
 from __future__ import annotations
 
 import dataclasses
+import re
 from dataclasses import dataclass
 
 import yaml
@@ -59,6 +61,11 @@ def _get(node, key: str):
     return None
 
 
+def _zone_name(key: str) -> str:
+    """The zone of a zone key: `hand[1]` -> `hand`, `space(0,3)` -> `space`."""
+    return re.split(r"[\[(]", key, 1)[0].strip()
+
+
 def _source_columns(line: str, start: int, value: str, style) -> list[int]:
     """For each character of a quoted scalar's value, its 0-based column in the source line
     (an escape, `\\"` or `''`, is two characters of source for one of the value)."""
@@ -79,10 +86,11 @@ def _source_columns(line: str, start: int, value: str, style) -> list[int]:
 class _Names:
     """The walk of one YAML file."""
 
-    def __init__(self, path: str, text: str, fields_of: dict):
+    def __init__(self, path: str, text: str, fields_of: dict, attr_vars=frozenset()):
         self.path = path
         self.lines = text.splitlines()
         self.fields_of = fields_of         # kind -> its field names
+        self.attr_vars = attr_vars         # the per-player and per-card variables
         self.out: list[Occurrence] = []
         self.cards: list[CardEntry] = []
 
@@ -96,10 +104,13 @@ class _Names:
             self.out.append(Occurrence(Symbol(space, name), self.path, line, col, declaration, kind))
 
     def card(self, node) -> None:
-        """A card named in a list (`id`, `id#2`) or by kind and fields (`{kind: knight, number: 3}`)."""
+        """A card named in a list (`id`, `id#2`, `{card: id, face: up}`) or by kind and fields
+        (`{kind: knight, number: 3}`)."""
         value = _scalar(node)
         if value is not None:
             self.add(CARD, node, value.split("#", 1)[0].strip())
+        elif _get(node, "card") is not None:          # `{card: ship_5, face: up}`
+            self.card(_get(node, "card"))
         elif isinstance(node, yaml.MappingNode):
             self.entry(node, declares=False)
 
@@ -130,7 +141,7 @@ class _Names:
         for k, v in _items(node):
             name = _scalar(k)
             if name is not None:
-                self.add(space, k, name.split("[", 1)[0].strip())
+                self.add(space, k, _zone_name(name))
             if inner_cards:
                 for card, _ in _items(v):
                     self.card(card)
@@ -151,8 +162,45 @@ class _Names:
                 self.out.append(dataclasses.replace(o, col=source[o.col - col] + 1))
 
     def game_file(self, root) -> None:
-        """A game file or a card set: its card entries."""
+        """A game file or a card set: its card entries, and the names its `layout:` hints give."""
         self.entries(_get(root, "cards"), True)
+        layout = _get(root, "layout")
+        for area in ("centre", "player", "hide"):
+            self.scalars(_get(layout, area), NAME)
+        self.keys(_get(layout, "zones"), NAME)
+        shown = _get(layout, "vars")
+        for name in self.sequence(_get(shown, "hide")):
+            self.add(self.var_space(_scalar(name)), name)
+        for name, _ in _items(_get(shown, "labels")):
+            self.add(self.var_space(_scalar(name)), name)
+        cards = _get(layout, "cards")
+        self.face(cards)
+        for kind, face in _items(_get(cards, "kinds")):
+            self.add(NAME, kind)
+            self.face(face)
+
+    def face(self, face) -> None:
+        """What a card face prints (`layout: cards:`): fields."""
+        for key in ("number", "color"):
+            if _get(face, key) is not None:
+                self.add(ATTR, _get(face, key))
+        for name in self.sequence(_get(face, "fields")):
+            self.add(ATTR, name)
+
+    def var_space(self, name) -> str:
+        return ATTR if name in self.attr_vars else NAME
+
+    @staticmethod
+    def sequence(node) -> list:
+        return list(node.value) if isinstance(node, yaml.SequenceNode) else []
+
+    def scalars(self, node, space: str) -> None:
+        """Every text in a list, or a list of lists (`layout: centre:` rows of zone names)."""
+        for item in self.sequence(node):
+            if isinstance(item, yaml.SequenceNode):
+                self.scalars(item, space)
+            elif _scalar(item) and _scalar(item) != "null":
+                self.add(space, item)
 
     def variant(self, root) -> None:
         cards = _get(root, "cards")
@@ -200,17 +248,18 @@ class _Names:
     def keys_of_one(self, node, space: str) -> None:
         name = _scalar(node)
         if name is not None:
-            self.add(space, node, name.split("[", 1)[0].strip())
+            self.add(space, node, _zone_name(name))
 
 
-def yaml_names(path: str, text: str, fields_of: dict) -> tuple[list[Occurrence], list[CardEntry]]:
-    """The names in one YAML file of a game (`fields_of`: kind -> its field names), and the
-    card entries it declares."""
+def yaml_names(path: str, text: str, fields_of: dict, attr_vars=frozenset()
+               ) -> tuple[list[Occurrence], list[CardEntry]]:
+    """The names in one YAML file of a game (`fields_of`: kind -> its field names;
+    `attr_vars`: its per-player and per-card variables), and the card entries it declares."""
     try:
         root = yaml.compose(text, Loader=_LOADER)
     except yaml.YAMLError:
         return [], []
-    names = _Names(path, text, fields_of)
+    names = _Names(path, text, fields_of, attr_vars)
     if not isinstance(root, yaml.MappingNode):
         return [], []
     if path.endswith(SCENARIO):
