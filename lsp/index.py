@@ -65,11 +65,12 @@ def _digest(text: str) -> str:
 
 
 def _fields_of(trees: list) -> dict:
+    """kind -> field -> the name of its type (`int`, `ability`, ...)."""
     out: dict = {}
     for tree in trees:
         for d in tree.decls:
             if isinstance(d, A.KindDecl):
-                out.setdefault(d.name, set()).update(f.name for f in d.fields)
+                out.setdefault(d.name, {}).update((f.name, f.type.name) for f in d.fields)
     return out
 
 
@@ -164,7 +165,7 @@ class Indexer:
         fields_of = _fields_of(trees)
         attr_vars = frozenset(o.symbol.name for o in out.occurrences
                               if o.declaration and o.kind == "var" and o.symbol.space == ATTR)
-        signature = repr((sorted((k, sorted(v)) for k, v in fields_of.items()), sorted(attr_vars)))
+        signature = repr((sorted((k, sorted(v.items())) for k, v in fields_of.items()), sorted(attr_vars)))
         for path in [*yaml_files, *scenarios]:
             text = read(path)
             if text is None:

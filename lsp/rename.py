@@ -3,8 +3,9 @@
 A name the game declares (a kind, zone, variable, option, event, procedure, function,
 phase, ability, field or card id) is renamed wherever the game's index finds it (rules
 files, YAML files, scenarios: lsp/index.py). Refused, with the reason: a primitive, a
-built-in name or a keyword; a local name; a name the game does not declare; a new name
-that is not a name, is a keyword, or is already taken.
+built-in name or a keyword; a local name; a name the game does not declare; a name the
+language gives a meaning (`evaluate`), or a field that shares its name with a built-in
+property; a new name that is not a name, is a keyword, or is already taken.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ from .index import GLOBAL, GameIndex
 from .occurrences import ATTR, CARD, NAME, Occurrence
 
 WHAT = {NAME: "name", ATTR: "field or variable", CARD: "card id"}
+# Names the language gives a meaning when a game declares them.
+MEANINGFUL = {"evaluate": "the function bots call to judge a position (`bots: playout:`)"}
 
 
 class Refused(Exception):
@@ -52,6 +55,12 @@ def renamable(index: GameIndex, occ: Occurrence | None, word: str | None) -> Occ
                           "rename the game's declarations: kinds, zones, variables, procedures, functions, "
                           "phases, fields and card ids")
         raise Refused("there is no name of the game here to rename")
+    name = occ.symbol.name
+    if occ.symbol.space == NAME and name in MEANINGFUL:
+        raise Refused(f"`{name}` is {MEANINGFUL[name]}: under another name it would lose that meaning")
+    if occ.symbol.space == ATTR and (name in CARD_PROPERTIES or name in PLAYER_PROPERTIES):
+        raise Refused(f"`{name}` is also a built-in property (`c.{name}` or `p.{name}`): its uses after a dot "
+                      "cannot be told apart from the declared one's; rename it by hand")
     if not index.declarations(occ.symbol):
         meaning = builtin_meaning(occ.symbol.name)
         if meaning and occ.symbol.space != CARD:
@@ -77,6 +86,8 @@ def check_new_name(index: GameIndex, occ: Occurrence, new: str) -> None:
         builtin_meaning(new) if space == ATTR and (new in CARD_PROPERTIES or new in PLAYER_PROPERTIES) else None
     if meaning:
         raise Refused(f"`{new}` is {meaning}; choose another name")
+    if space == NAME and new in MEANINGFUL:
+        raise Refused(f"`{new}` is {MEANINGFUL[new]}; choose another name")
     taken = index.declared(space).get(new)
     if taken:
         what = ", ".join(sorted(k or WHAT[space] for k in taken))

@@ -414,7 +414,7 @@ def prepare_rename(ls: RulesServer, params: types.PrepareRenameParams):
     return types.PrepareRenamePlaceholder(range=ls.range_of(occ), placeholder=occ.symbol.name)
 
 
-@server.feature(types.TEXT_DOCUMENT_RENAME, types.RenameOptions(prepare_provider=True))
+@server.feature(types.TEXT_DOCUMENT_RENAME)
 def rename(ls: RulesServer, params: types.RenameParams) -> types.WorkspaceEdit | None:
     index, occ, word = ls.occurrence_at(params.text_document.uri, params.position)
     try:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import yaml
 
 from rulesvm.dsl.diagnostics import DiagnosticError
-from rulesvm.dsl.parser import parse_expression
+from rulesvm.dsl.parser import is_identifier, parse_expression
 
 from .occurrences import ATTR, CARD, NAME, Occurrence, Symbol, occurrences_in
 
@@ -28,6 +28,7 @@ _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 SCENARIO = ".scenario.yaml"
 EXPRESSION_STEPS = ("expect", "play_until")
 CARD_LISTS = ("cards", "contains")
+ABILITY_TYPE = "ability"      # a field of this type names an ability declared in the rules
 
 
 @dataclass(frozen=True)
@@ -87,6 +88,7 @@ class _Names:
     """The walk of one YAML file."""
 
     def __init__(self, path: str, text: str, fields_of: dict, attr_vars=frozenset()):
+        # fields_of: kind -> field -> type name
         self.path = path
         self.lines = text.splitlines()
         self.fields_of = fields_of         # kind -> its field names
@@ -127,10 +129,17 @@ class _Names:
                 self.cards.append(CardEntry(_scalar(id_node), self.path, line, col, text))
         if kind_node is not None:
             self.add(NAME, kind_node)
-        fields = self.fields_of.get(kind, ())
-        for k, _ in _items(node):
+        self.fields(node, self.fields_of.get(kind, {}))
+        for _, face in _items(_get(node, "faces")):        # `faces: {front 180: {range: 2}}`
+            self.fields(face, self.fields_of.get(kind, {}))
+
+    def fields(self, node, fields: dict) -> None:
+        """The fields of a kind a mapping gives; an ability field's value names an ability."""
+        for k, v in _items(node):
             if _scalar(k) in fields:
                 self.add(ATTR, k)
+                if fields[_scalar(k)] == ABILITY_TYPE and _scalar(v) and is_identifier(_scalar(v)):
+                    self.add(NAME, v)
 
     def entries(self, node, declares: bool) -> None:
         for item in (node.value if isinstance(node, yaml.SequenceNode) else ()):
@@ -253,7 +262,7 @@ class _Names:
 
 def yaml_names(path: str, text: str, fields_of: dict, attr_vars=frozenset()
                ) -> tuple[list[Occurrence], list[CardEntry]]:
-    """The names in one YAML file of a game (`fields_of`: kind -> its field names;
+    """The names in one YAML file of a game (`fields_of`: kind -> field -> type name;
     `attr_vars`: its per-player and per-card variables), and the card entries it declares."""
     try:
         root = yaml.compose(text, Loader=_LOADER)

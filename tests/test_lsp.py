@@ -26,10 +26,16 @@ from rulesvm.dsl.parts import top_level_parts
 from rulesvm.dsl.reading import given_texts, read_bytes
 from rulesvm.dsl.remembered import remembered_parses
 from rulesvm.lsp.declarations import strip_comment
+from rulesvm.lsp.checking import run_checks
 from rulesvm.lsp.diagnostics import code_link
+from rulesvm.lsp.games import find_game
+from rulesvm.lsp.index import GameIndex, Indexer, scenario_files, yaml_snippets
+from rulesvm.lsp.occurrences import ATTR, NAME, Occurrence, Symbol
+from rulesvm.lsp.rename import Refused, renamable, rename_edits
 from rulesvm.lsp.hover import hover_text, primitive_hover
 from rulesvm.lsp.positions import to_range, use_encoding, word_at
 from rulesvm.lsp.server import LEGEND
+from rulesvm.testing.scenario import run_scenario
 from rulesvm.tooling.formatter import format_text
 
 from .conftest import GAMES_DIR
@@ -509,3 +515,45 @@ async def test_card_id_in_the_rules_goes_to_its_entry(client: LanguageClient, ga
     hover = await client.text_document_hover_async(types.HoverParams(types.TextDocumentIdentifier(uri), at))
     assert "id: clubs_ace" in hover.contents.value
     _change(client, uri, path.read_text(encoding="utf-8"), 21)
+
+
+def _renamed(index, symbol, new: str) -> dict:
+    """path -> its text with every occurrence of `symbol` renamed to `new`."""
+    occurrence = index.declarations(symbol)[0]
+    texts = {}
+    for path, spots in rename_edits(index, renamable(index, occurrence, symbol.name), new).items():
+        lines = open(path, encoding="utf-8").read().split("\n")
+        for line, col, end in sorted(spots, reverse=True):
+            assert lines[line - 1][col - 1:end - 1] == symbol.name
+            lines[line - 1] = lines[line - 1][:col - 1] + new + lines[line - 1][end - 1:]
+        texts[path] = "\n".join(lines)
+    return texts
+
+
+def test_renames_keep_a_launch_game_and_its_scenarios_working():
+    """Renaming a zone (named by the layout and scenarios), a kind (named by card entries and
+    `c.kind == "knight"`), an ability (named by cards' ability fields) and a per-player
+    variable (set by scenarios) leaves Giant King valid and its scenarios passing."""
+    rules = os.path.join(GAMES_DIR, "giant_king.rules")
+    game = find_game(rules, {})
+    _, parses = run_checks(game, {}, with_variants=True)
+    scenarios = scenario_files(game, read_text, [])
+    index = Indexer().index(game, read_text, yaml_snippets({}, parses), scenarios)
+    for symbol in (Symbol(NAME, "row"), Symbol(NAME, "knight"), Symbol(NAME, "phalanx"), Symbol(ATTR, "power")):
+        texts = _renamed(index, symbol, symbol.name + "_renamed")
+        assert len(texts) >= 2, symbol                  # the rules file and a YAML file at least
+        with given_texts(texts):
+            assert not [d for d in api.validate_path(game.game) if d.is_error], symbol
+            for scenario in [p for p in scenarios if p in texts][:2]:
+                assert run_scenario(scenario).passed, (symbol, scenario)
+    for name in ("evaluate", "seat"):
+        declared = Occurrence(Symbol(NAME if name == "evaluate" else ATTR, name), rules, 1, 1, True, "func")
+        with pytest.raises(Refused, match="evaluate.*judge|built-in property"):
+            renamable(GameIndex([declared]), declared, name)
+
+
+def read_text(path: str) -> str | None:
+    try:
+        return open(path, encoding="utf-8").read()
+    except OSError:
+        return None
