@@ -7,7 +7,10 @@ last keystroke, on the editor's unsaved texts, in a worker thread so that hover 
 completion answer meanwhile. Diagnostics go to every file of the game (checking.py); hover,
 definition, completion and the outline read the declarations of the game's rules files
 (declarations.py); formatting is `rulesvm fmt`'s. An open scenario file is run as
-`rulesvm test` runs it (scenarios.py), again whenever its game is checked.
+`rulesvm test` runs it (scenarios.py), again whenever its game is checked. References,
+rename, workspace symbols and what concerns card ids read where each name of the game
+stands across its files (index.py, rename.py); semantic tokens colour a rules file's names
+as the checker reads them (highlight.py); code actions apply "did you mean" (quickfix.py).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@ rename, card hover and completion).
 
 A card entry (a mapping with `id` and `kind`, in a game file, a card set or a variant's
 `cards:`) declares its card id, names its kind and gives fields of that kind; a game
-file's `layout:` names zones, variables, kinds and fields; a variant
+file's `hands:` names a zone and cards, its `layout:` zones, variables, kinds and fields; a variant
 names cards (`remove`, `change`), declarations (`rules: remove`) and options; a scenario
 names zones and variables in its `setup`, cards in its zone lists and expectations, a
 phase, options, and writes rules-language expressions (`expect`, `play_until`), parsed
@@ -171,8 +171,15 @@ class _Names:
                 self.out.append(dataclasses.replace(o, col=source[o.col - col] + 1))
 
     def game_file(self, root) -> None:
-        """A game file or a card set: its card entries, and the names its `layout:` hints give."""
+        """A game file or a card set: its card entries, the zone and cards of its `hands:`, and the
+        names its `layout:` hints give."""
         self.entries(_get(root, "cards"), True)
+        hands = _get(root, "hands")                      # cards players bring
+        if _get(hands, "zone") is not None:
+            self.add(NAME, _get(hands, "zone"))
+        for _, preset in _items(_get(hands, "presets")):
+            for card in self.sequence(preset):
+                self.card(card)
         layout = _get(root, "layout")
         for area in ("centre", "player", "hide"):
             self.scalars(_get(layout, area), NAME)
