@@ -37,6 +37,7 @@ class GameIndex:
     occurrences: list = field(default_factory=list)
     cards: dict = field(default_factory=dict)          # card id -> its first CardEntry
     files: list = field(default_factory=list)          # every file looked at (absolute)
+    unparsed: list = field(default_factory=list)       # rules files whose text does not parse (their last parse used)
 
     def of(self, symbol: Symbol) -> list[Occurrence]:
         return [o for o in self.occurrences if o.symbol == symbol]
@@ -117,17 +118,25 @@ class Indexer:
         self._trees: dict = {}      # rules file -> (digest, tree): its last text that parsed
         self._yaml: dict = {}       # (YAML file, digest, kinds and fields) -> (occurrences, cards)
         self._rules: dict = {}      # (rules file, digest) -> occurrences
+        self._unparsed: set = set()  # rules files whose current text does not parse
+        self._failed: dict = {}     # rules file -> digest of its last text that did not parse
 
     def tree(self, path: str, text: str):
         """The parse of a rules file (its last text that parsed), or None."""
         digest = _digest(text)
         known = self._trees.get(path)
         if known is not None and known[0] == digest:
+            self._unparsed.discard(path)
             return known[1]
-        try:
-            tree = parse_rules(text, display_path(path))
-        except DiagnosticError:
+        if self._failed.get(path) != digest:
+            try:
+                tree = parse_rules(text, display_path(path))
+            except DiagnosticError:
+                self._failed[path] = digest
+        if self._failed.get(path) == digest:
+            self._unparsed.add(path)
             return known[1] if known is not None else None
+        self._unparsed.discard(path)
         self._trees[path] = (digest, tree)
         return tree
 
@@ -137,7 +146,10 @@ class Indexer:
         if key not in self._rules:
             tree = self.tree(path, text)
             self._rules = {k: v for k, v in self._rules.items() if k[0] != path}
-            self._rules[key] = occurrences_in(tree, path, text.splitlines()) if tree is not None else []
+            lines = text.splitlines()
+            # A text that does not parse keeps its last parse: only the names still where they were.
+            self._rules[key] = [o for o in (occurrences_in(tree, path, lines) if tree is not None else ())
+                                if o.line <= len(lines) and lines[o.line - 1][o.col - 1:o.end_col - 1] == o.symbol.name]
         return self._rules[key]
 
     def index(self, game: GameFiles, read, snippets: dict, scenarios: list) -> GameIndex:
@@ -155,6 +167,8 @@ class Indexer:
             tree = self.tree(path, text)
             if tree is not None:
                 trees.append(tree)
+            if path in self._unparsed:
+                out.unparsed.append(path)
         yaml_files = [game.game, *game.card_sets, *game.variants]
         for path in yaml_files:
             for padded, tree in snippets.get(path, ()):

@@ -5,13 +5,15 @@ phase, ability, field or card id) is renamed wherever the game's index finds it 
 files, YAML files, scenarios: lsp/index.py). Refused, with the reason: a primitive, a
 built-in name or a keyword; a local name; a name the game does not declare; a name the
 language gives a meaning (`evaluate`), or a field that shares its name with a built-in
-property; a new name that is not a name, is a keyword, or is already taken.
+property; a new name that is not a name, is a keyword, or is already taken; any rename while
+a rules file of the game has syntax errors.
 """
 
 from __future__ import annotations
 
 import re
 
+from rulesvm.dsl.files import display_path
 from rulesvm.dsl.parser import KEYWORDS, is_identifier
 from rulesvm.dsl.primitives import ABILITY_NAMES, BUILTIN_ZONES, CARD_PROPERTIES, CONSTANTS, PLAYER_PROPERTIES, PRIMITIVES
 from rulesvm.dsl.schema import ID_PATTERN
@@ -97,6 +99,9 @@ def check_new_name(index: GameIndex, occ: Occurrence, new: str) -> None:
 def rename_edits(index: GameIndex, occ: Occurrence, new: str) -> dict:
     """path -> [(line, col, end col)] (1-based code points) of every occurrence of `occ`'s name."""
     check_new_name(index, occ, new)
+    if index.unparsed:
+        raise Refused(f"{display_path(index.unparsed[0])} has syntax errors: fix them first, or the rename "
+                      "would miss the names they hide")
     out: dict = {}
     for o in sorted(set(index.of(occ.symbol)), key=lambda o: (o.path, o.line, o.col)):
         spots = out.setdefault(o.path, [])

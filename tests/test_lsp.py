@@ -405,6 +405,11 @@ async def test_rename_refuses_primitives_clashes_and_non_names(client: LanguageC
         await client.text_document_rename_async(types.RenameParams(types.TextDocumentIdentifier(uri), at, "2nd"))
     with pytest.raises(Exception, match="keyword"):
         await client.text_document_rename_async(types.RenameParams(types.TextDocumentIdentifier(uri), at, "while"))
+    broken = text.replace("shuffle(stock)\n", "shuffle(stock\n", 1)           # a syntax error
+    _change(client, uri, broken, 30)
+    with pytest.raises(Exception, match="crazy_eights.rules has syntax errors: fix them first"):
+        await client.text_document_rename_async(types.RenameParams(types.TextDocumentIdentifier(uri), at, "suit_now"))
+    _change(client, uri, text, 31)
 
 
 @shared_server
