@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import textwrap
 from dataclasses import dataclass
 
 import yaml
@@ -125,7 +126,12 @@ class _Names:
             if declares and _scalar(id_node):
                 line, col = _where(id_node)
                 first, last = node.start_mark.line, node.end_mark.line
-                text = "\n".join(self.lines[first:last + (1 if node.end_mark.column else 0)]).rstrip()
+                rows = self.lines[first:last + (1 if node.end_mark.column else 0)]
+                start = node.start_mark.column            # after the list's `- `
+                rows[:1] = [" " * start + rows[0][start:]] if rows else []
+                while rows and rows[-1].lstrip()[:1] in ("", "#"):     # what follows the last entry
+                    rows.pop()
+                text = textwrap.dedent("\n".join(rows)).rstrip()
                 self.cards.append(CardEntry(_scalar(id_node), self.path, line, col, text))
         if kind_node is not None:
             self.add(NAME, kind_node)
