@@ -18,7 +18,8 @@ from lark.parsers.lalr_analysis import Shift
 
 from . import ast as A
 from .diagnostics import Diagnostic, DiagnosticError, Span
-from .remembered import remember
+from .parts import joined, top_level_parts
+from .remembered import remember, remembering
 from .source_text import (DECLARATION_KEYWORDS, declaration_at, end_position, interpolation_end, strip_comment,
                           strip_comments, unclosed_opener, word_before)
 from .source_text import comment_start  # noqa: F401 - read from here by the formatter
@@ -653,9 +654,30 @@ class _Recovery:
         lc.column = pos - lc.line_start_pos + 1
 
 
-@remember
+def parse_rules_part(part: str, path: str, line: int) -> A.RulesFile:
+    """The declarations of a part of a rules file starting on `line` (spans as in the whole file)."""
+    return parse_whole_rules("\n" * (line - 1) + part, path)
+
+
 def parse_rules(text: str, path: str) -> A.RulesFile:
-    """Parse one rules file; raises DiagnosticError with every syntax error found."""
+    """Parse one rules file; raises DiagnosticError with every syntax error found.
+
+    While parses are remembered (a language server checking as the designer types), the
+    file is parsed declaration by declaration, so that only the declarations edited since
+    the check before are parsed again; any syntax error, and the whole file is parsed, for
+    the same diagnostics as `rulesvm validate`."""
+    parts = top_level_parts(text, DECLARATION_KEYWORDS) if remembering() else None
+    if parts is not None and len(parts) > 1:
+        try:
+            return joined(path, [parse_rules_part(part, path, line) for line, part in parts])
+        except DiagnosticError:
+            pass
+    return parse_whole_rules(text, path)
+
+
+@remember
+def parse_whole_rules(text: str, path: str) -> A.RulesFile:
+    """Parse one rules file at once; raises DiagnosticError with every syntax error found."""
     recovery = _Recovery(text, path)
     errors = recovery.errors
     try:

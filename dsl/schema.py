@@ -11,6 +11,7 @@ from __future__ import annotations
 import jsonschema
 
 from .diagnostics import Diagnostic, did_you_mean
+from .remembered import recall, remembering
 from .yaml_loader import Marks
 
 ID_PATTERN = r"^[A-Za-z_][A-Za-z0-9_.-]*$"
@@ -457,6 +458,11 @@ def validate(data, schema: dict, marks: Marks, code: str = "E010", path_prefix=(
     `path_prefix` locates `data` inside its file (for positions); `label_prefix` names it in
     messages (default: the same path).
     """
+    # A language server checks a game on every keystroke, its data mostly unchanged: data
+    # that conformed to the same schema in the check before is not validated again.
+    if remembering() and recall(("conforms", repr(data), repr(schema)),
+                                lambda: jsonschema.Draft202012Validator(schema).is_valid(data)):
+        return []
     label_prefix = path_prefix if label_prefix is None else tuple(label_prefix)
     validator = jsonschema.Draft202012Validator(schema)
     diags = []

@@ -7,6 +7,7 @@ import glob
 import json
 import os
 import re
+import shutil
 import stat
 import subprocess
 import sys
@@ -712,3 +713,52 @@ def test_formatting_mutated_launch_games():
         _check_format(text, "mutant.rules")
         formatted += 1
     assert formatted >= 10
+
+
+# A stand-in for VS Code's `vscode` module: what the extension calls before it starts a client.
+VSCODE_STUB = """
+const shown = [];
+let setting;
+module.exports = {
+  shown, set(value) { setting = value; },
+  window: {
+    showWarningMessage: (m) => { shown.push(["warning", m]); return Promise.resolve(); },
+    showErrorMessage: (m) => { shown.push(["error", m]); return Promise.resolve(); },
+  },
+  workspace: { getConfiguration: () => ({ get: (key, fallback) => setting === undefined ? fallback : setting }) },
+};
+"""
+ACTIVATE = """
+const vscode = require("vscode");
+const extension = require("./extension.js");
+vscode.set(JSON.parse(process.argv[1]));
+const context = { subscriptions: [] };
+extension.activate(context);
+console.log(JSON.stringify({ started: context.subscriptions.length, shown: vscode.shown }));
+"""
+
+
+def _activate(folder, command: list) -> dict:
+    done = subprocess.run(["node", "-e", ACTIVATE, json.dumps(command)], cwd=folder, capture_output=True, text=True,
+                          timeout=60, check=True)
+    return json.loads(done.stdout)
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_the_vscode_extension_goes_on_without_the_server(tmp_path):
+    """Without the language server (or without `npm install`), activating the extension warns
+    once and starts nothing; highlighting needs no code (package.json declares the grammar)."""
+    shutil.copy(os.path.join(VSCODE, "extension.js"), tmp_path)
+    stub = tmp_path / "node_modules" / "vscode"
+    stub.mkdir(parents=True)
+    (stub / "index.js").write_text(VSCODE_STUB, encoding="utf-8")
+    missing = _activate(tmp_path, ["rulesvm-no-such-server", "lsp"])
+    assert missing["started"] == 0
+    assert [kind for kind, _ in missing["shown"]] == ["warning"]
+    assert "`rulesvm-no-such-server` was not found" in missing["shown"][0][1]
+    assert "highlighted" in missing["shown"][0][1]
+    no_client = _activate(tmp_path, [sys.executable, "-m", "rulesvm.cli.main", "lsp"])     # no vscode-languageclient
+    assert no_client["started"] == 0 and "npm install" in no_client["shown"][0][1]
+    with open(os.path.join(VSCODE, "package.json"), encoding="utf-8") as fh:
+        manifest = json.load(fh)
+    assert manifest["contributes"]["grammars"][0]["path"] == "./syntaxes/rulesvm.tmLanguage.json"
