@@ -22,6 +22,7 @@ import yaml
 
 from rulesvm.dsl.diagnostics import DiagnosticError
 from rulesvm.dsl.parser import is_identifier, parse_expression
+from rulesvm.dsl.widgets import bound_name
 
 from .occurrences import ATTR, CARD, NAME, Occurrence, Symbol, occurrences_in
 
@@ -195,11 +196,26 @@ class _Names:
             self.add(self.var_space(_scalar(name)), name)
         for name, _ in _items(_get(shown, "labels")):
             self.add(self.var_space(_scalar(name)), name)
+        for _, widget in _items(_get(layout, "widgets")):
+            self.widget(widget)
         cards = _get(layout, "cards")
         self.face(cards)
         for kind, face in _items(_get(cards, "kinds")):
             self.add(NAME, kind)
             self.face(face)
+
+    def widget(self, widget) -> None:
+        """A widget of the web table (`layout: widgets:`): the variables it draws, the options its bounds name."""
+        for marker in [widget, *self.sequence(_get(widget, "markers"))]:
+            if _get(marker, "var") is not None:
+                self.add(self.var_space(_scalar(_get(marker, "var"))), _get(marker, "var"))
+        for key in ("from", "to", "max"):
+            bound = _get(widget, key)
+            name = bound_name(_scalar(bound)) if isinstance(bound, yaml.ScalarNode) and bound.tag.endswith(":str") else None
+            if name and is_identifier(name):
+                line, col = _where(bound)
+                col += len(_scalar(bound)) - len(name)            # past the `-` of a negated bound
+                self.out.append(Occurrence(Symbol(NAME, name), self.path, line, col, False, ""))
 
     def face(self, face) -> None:
         """What a card face prints (`layout: cards:`): fields."""

@@ -557,6 +557,21 @@ def test_renames_keep_a_launch_game_and_its_scenarios_working():
             renamable(GameIndex([declared]), declared, name)
 
 
+def test_renames_reach_the_web_tables_widgets():
+    """A variable a widget draws and an option a track's bound names (`-max_gap`) are renamed
+    in the game file's `layout: widgets:` too: Mach Struggle stays valid."""
+    rules = os.path.join(GAMES_DIR, "mach_struggle.rules")
+    game = find_game(rules, {})
+    _, parses = run_checks(game, {}, with_variants=True)
+    index = Indexer().index(game, read_text, yaml_snippets({}, parses), scenario_files(game, read_text, []))
+    for symbol in (Symbol(NAME, "max_gap"), Symbol(NAME, "gap"), Symbol(ATTR, "score")):
+        texts = _renamed(index, symbol, symbol.name + "_renamed")
+        assert game.game in texts, symbol
+        assert symbol.name + "_renamed" in texts[game.game].split("widgets:")[1], symbol
+        with given_texts(texts):
+            assert not [d for d in api.validate_path(game.game) if d.is_error], symbol
+
+
 def read_text(path: str) -> str | None:
     try:
         return open(path, encoding="utf-8").read()
