@@ -25,6 +25,16 @@ class Option(NamedTuple):
     value: object
 
 
+class Steps(NamedTuple):
+    """How a person may answer a compound decision one pick at a time (`choose`'s `steps:`).
+
+    Agents still see one decision whose options are the combinations; `parts[i]` are the
+    labels of option i's picks, one per step (see `steps.py`).
+    """
+    prompts: tuple              # of str: what each step asks
+    parts: tuple                # of tuple of str: per option, the label of each of its picks
+
+
 class Decision(NamedTuple):
     """A choice waiting for an agent: who, what is asked, and the legal options.
 
@@ -40,6 +50,7 @@ class Decision(NamedTuple):
     confirm: bool = False       # interactive front ends ask to confirm before committing
     pass_index: int = -1        # the `pass:` option, which one keystroke (Enter) picks at a terminal
     value_type: str = "any"     # what the options are: "card", "player", "int", "text", ...
+    steps: Steps | None = None  # a compound choice people may answer one pick at a time
 
     @property
     def labels(self) -> list[str]:
@@ -116,6 +127,8 @@ def state_to_json(st: GameState) -> dict:
                    "picked": _to_json_value(d.picked), "help": d.help, "confirm": d.confirm,
                    "pass_index": d.pass_index, "value_type": d.value_type,
                    "options": [[o.label, _to_json_value(o.value)] for o in d.options]}
+        if d.steps is not None:
+            pending["steps"] = {"prompts": list(d.steps.prompts), "parts": [list(p) for p in d.steps.parts]}
     return {
         "zones": st.zones, "where": st.where, "faceup": st.faceup, "turn": st.turn, "known": st.known,
         "gvars": _to_json_value(st.gvars), "pvars": _to_json_value(st.pvars),
@@ -125,6 +138,12 @@ def state_to_json(st: GameState) -> dict:
         "pending": pending, "pending_slot": st.pending_slot,
         "result": st.result, "decisions": st.decisions,
     }
+
+
+def _steps_from_json(data) -> Steps | None:
+    if data is None:
+        return None
+    return Steps(tuple(str(t) for t in data["prompts"]), tuple(tuple(str(t) for t in p) for p in data["parts"]))
 
 
 def state_from_json(data: dict, procs: dict) -> GameState:
@@ -146,7 +165,7 @@ def state_from_json(data: dict, procs: dict) -> GameState:
     s.pending = None if p is None else Decision(
         p["player"], p["prompt"], tuple(Option(lbl, _from_json_value(v)) for lbl, v in p["options"]),
         p["kind"], p["secret"], _from_json_value(p["picked"]), p.get("help", ""), p.get("confirm", False), p.get("pass_index", -1),
-        p.get("value_type", "any"))
+        p.get("value_type", "any"), _steps_from_json(p.get("steps")))
     slot = data["pending_slot"]
     s.pending_slot = tuple(slot) if isinstance(slot, list) else slot
     s.result = data["result"]
