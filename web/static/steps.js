@@ -131,7 +131,7 @@ export function renderSteps(box, d, serial, choose, focus) {
   const input = el("input", "filter");
   input.type = "text";
   input.id = "step-type";
-  input.placeholder = "Type a pick, or the whole choice; Enter";
+  input.placeholder = "Type a pick or a whole choice";
   input.setAttribute("aria-label", "Type a pick or the whole choice");
   input.autocomplete = "off";
   input.addEventListener("input", () => input.setCustomValidity(""));
