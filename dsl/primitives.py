@@ -261,9 +261,10 @@ _ALL = [
                          P("help", TEXT, None, "a line interactive players see, e.g. the codes they can type"),
                          P("confirm", BOOL, False, "interactive players confirm their answer before it counts"),
                          P("steps", list_of(TEXT), None,
-                           "each option is a list of picks, one per step: people pick them one at a time "
-                           "(see Compound choices)"),
-                         P("step_label", lambda_of(E, TEXT), None, "how one pick is shown at its step")),
+                           "one prompt per step; each option is then a list of picks, one per step, and people "
+                           "pick them one at a time ([Compound choices](#compound-choices))"),
+                         P("step_label", lambda_of(E, TEXT), None,
+                           "how one pick (E: an item of an option) is shown at its step")),
               T, "decision", "Ask a player to pick one option; the game pauses until an agent answers.",
               "let c = choose(hand(p), by: p, prompt: \"Play a card\", pass: \"Pass\")"),
     Primitive("choose_many", (P("options", LIST_T), P("by", PLAYER), P("min", INT, 0),

@@ -31,7 +31,8 @@ from rulesvm.interpreter.format import formatter
 from rulesvm.interpreter.rng import derive
 from rulesvm.interpreter.steps import StepPicker
 
-ACTIONS = ("note", "choose", "reject", "choose_steps", "expect_step_options", "expect", "expect_options", "expect_options_include", "expect_options_exclude",
+ACTIONS = ("note", "choose", "reject", "choose_steps", "expect_step_options",
+           "expect", "expect_options", "expect_options_include", "expect_options_exclude",
            "expect_zone", "expect_known", "expect_log", "expect_no_log", "expect_event", "expect_result", "expect_over",
            "expect_phase", "expect_decision", "play_until", "play_to_end")
 
