@@ -48,6 +48,17 @@ def load(screen: Screen, path: str, card_sets, variants, set_pairs) -> api.Game:
     return game
 
 
+def changed_options(g: api.Game, values: dict) -> dict:
+    """The options in `values` (a start record's) that differ from the game's defaults."""
+    defaults = {name: o.default for name, o in g.model.options.items()}
+    return {k: v for k, v in values.items()
+            if k not in defaults or _plain(v) != _plain(defaults[k])}
+
+
+def _plain(value):
+    return list(value) if isinstance(value, tuple) else value
+
+
 def parse_seat(screen: Screen, text: str, players: int, what: str) -> int:
     try:
         seat = int(text)

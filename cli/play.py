@@ -7,6 +7,7 @@ play through `cli.human`; everything shown goes through `cli.render`.
 from __future__ import annotations
 
 import secrets
+import sys
 from typing import TYPE_CHECKING, List, Optional
 
 import typer
@@ -16,8 +17,10 @@ from rulesvm.dsl.diagnostics import DiagnosticError
 from rulesvm.interpreter import RulesRuntimeError
 from rulesvm.interpreter.agents import AgentSpecError
 
-from .common import (ALLOW_EDITED_OPT, CARD_SET_OPT, GAME_ARG, SET_OPT, UNDO_OPT, VARIANT_OPT, JsonlLog, check_writable,
-                     load, log_header, parse_seat, player_count, read_hands, seat_pairs, undo_any, usage)
+from . import stepper
+from .common import (ALLOW_EDITED_OPT, CARD_SET_OPT, GAME_ARG, SET_OPT, UNDO_OPT, VARIANT_OPT, JsonlLog, changed_options,
+                     check_writable, load, log_header, parse_seat, player_count, read_hands, seat_pairs, undo_any,
+                     usage)
 from .human import HumanAgent, QuitGame
 from .lazy import lazy
 from .render import Screen
@@ -90,7 +93,9 @@ def run(
             log_writer(record)
         if record["type"] == "decision" and verbose:
             screen.decision_echo(record, viewer)
-        elif record["type"] in ("log", "reveal", "start"):
+        elif record["type"] == "start":
+            screen.start(record, changed_options(g, record["options"]))
+        elif record["type"] in ("log", "reveal"):
             screen.event(record, viewer)
     if save:
         sink = saves.MoveRecorder(sink)         # a save records every answer since the start
@@ -225,6 +230,8 @@ def replay(
     force: bool = typer.Option(False, "--force", help="Overwrite an existing --log file."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print only the outcome."),
     allow_edited: bool = ALLOW_EDITED_OPT,
+    step: bool = typer.Option(False, "--step", help="At a terminal, show one decision at a time (Enter: next, "
+                              "b: back, q: quit). Piped, the whole replay is printed at once."),
 ) -> None:
     """Re-run a logged game against the current game files, step by step.
 
@@ -234,7 +241,13 @@ def replay(
     match (`--allow-edited` replays a log whose checksum does not, with a warning).
     """
     screen = Screen(quiet=quiet)
+    if step and quiet:
+        usage(screen, "--step shows the game one decision at a time; --quiet shows none of it", "leave one out")
     check_writable(screen, log, force, "log")
+    # Stepping needs a person at the terminal; piped (or in a script) everything is printed at once.
+    stepping = step and sys.stdin.isatty() and sys.stdout.isatty()
+    if step and not stepping:
+        screen.note("--step: not at a terminal, so the whole replay is printed at once")
     try:
         logged = logs.read_log(log_file, allow_edited)
         if logged.warnings:
@@ -255,29 +268,35 @@ def replay(
         writer = JsonlLog(log, {k: logged.start[k] for k in ("game_path", "card_sets", "agents")
                                  if k in logged.start})
 
+    def show(record: dict) -> None:
+        if record["type"] in ("decision", "forced"):
+            screen.decision_echo(record, viewer if viewer is not None else {record["player"]})
+        elif record["type"] == "start":
+            screen.start(record, changed_options(g, record["options"]))
+        elif record["type"] in ("log", "reveal", "undo"):
+            screen.event(record, viewer)
+    steps = stepper.Steps()
+
     def sink(record: dict) -> None:
         if writer is not None:
             writer(record)
-        if record["type"] in ("decision", "forced"):
-            screen.decision_echo(record, viewer if viewer is not None else {record["player"]})
-        elif record["type"] in ("log", "reveal", "start", "undo"):
-            screen.event(record, viewer)
+        if stepping:
+            steps.add(record)
+        else:
+            show(record)
+    failure = None
     try:
         match = logs.replay(logged, g, to, sink)
-    except DiagnosticError as exc:           # a record differs from the replayed game (E057)
-        screen.diagnostics(exc.diagnostics)
-        raise typer.Exit(1)
-    except logs.ReplayMismatch as exc:
-        where = f" (line {exc.line})" if exc.line else ""
-        screen.error(f"{exc.decision and f'decision {exc.decision}{where}: '}{exc.message}",
-                     "the rules changed since the log was written")
-        raise typer.Exit(1)
-    except RulesRuntimeError as exc:
-        screen.runtime_error(exc)
-        raise typer.Exit(1)
+    except (DiagnosticError, logs.ReplayMismatch, RulesRuntimeError) as exc:
+        failure = exc
     finally:
         if writer is not None:
             writer.close()
+    if stepping and not stepper.page(steps, show, screen.step_header):
+        screen.note("stopped stepping")
+        return
+    if failure is not None:
+        _replay_failed(screen, failure)
     if to is not None or not match.is_over:
         seat = as_seat - 1 if as_seat is not None else -1
         screen.state(match.observation(seat), as_seat)
@@ -285,3 +304,16 @@ def replay(
     else:
         screen.result(match.result, {s: logged.start.get("agents", {}).get(str(s + 1), "?")
                                      for s in range(players)}, g.name)
+
+
+def _replay_failed(screen: Screen, exc: Exception) -> None:
+    """Where and why a replay stopped; exits 1."""
+    if isinstance(exc, DiagnosticError):            # a record differs from the replayed game (E057)
+        screen.diagnostics(exc.diagnostics)
+    elif isinstance(exc, logs.ReplayMismatch):
+        where = f" (line {exc.line})" if exc.line else ""
+        screen.error(f"{exc.decision and f'decision {exc.decision}{where}: '}{exc.message}",
+                     "the rules changed since the log was written")
+    else:
+        screen.runtime_error(exc)
+    raise typer.Exit(1)

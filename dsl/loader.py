@@ -532,7 +532,7 @@ class GameLoader:
             if not any(c.kind == kind.name for c in cards):
                 self.reporter.warning("W406", f"card kind `{kind.name}` has no cards in the data", kind.span)
         self.reporter.extend(check_layout(data.get("layout"), self.checker.zones, self.checker.vars,
-                                          self.checker.kinds, marks))
+                                          self.checker.kinds, marks, self.checker.options))
         players, players_marks = data["players"], marks
         for spec in self.variant_specs:        # a variant may change the number of players
             if "players" in spec.data:

@@ -70,6 +70,36 @@ _LAYOUT_CARD_FACE = {"type": "object", "additionalProperties": False, "propertie
     "number": {**_LAYOUT_NAME, "description": "the field printed large in the corner"},
     "color": {**_LAYOUT_NAME, "description": "the field whose value colours the card"},
     "fields": {**_LAYOUT_NAMES, "description": "the fields printed on the face, in order"}}}
+_LAYOUT_BOUND = {"oneOf": [{"type": "integer"}, {"type": "string", "pattern": r"^-?[A-Za-z_][A-Za-z0-9_]*$"}],
+                 "description": "a whole number, or an `int` option's name (`-NAME` for its negation)"}
+_LAYOUT_WIDGET = {
+    "type": "object", "required": ["style"], "additionalProperties": False,
+    "description": "a variable drawn as a board game draws it (docs/web.md#widgets)",
+    "properties": {
+        "style": {"enum": ["track", "counter", "die"]},
+        "label": {"type": "string"},
+        "var": {**_LAYOUT_NAME, "description": "counter, die: the variable shown"},
+        "from": {**_LAYOUT_BOUND, "description": "track: the first position"},
+        "to": {**_LAYOUT_BOUND, "description": "track: the last position"},
+        "max": {**_LAYOUT_BOUND, "description": "counter: the most it can hold (shown as `n / max`)"},
+        "sides": {"type": "integer", "minimum": 2, "maximum": 100, "description": "die: its sides (default 6)"},
+        "labels": {**_LAYOUT_TEXTS, "description": "track: the positions' labels, from the first"},
+        "end_labels": {"type": "array", "items": {"type": "string"}, "minItems": 2, "maxItems": 2,
+                       "description": "track: what each end means, e.g. [Player 2 ahead, Player 1 ahead]"},
+        "markers": {"type": "array", "minItems": 1, "description": "track: what stands on it", "items": {
+            "type": "object", "additionalProperties": False, "properties": {
+                "var": {**_LAYOUT_NAME, "description": "an int variable: one marker (per player if per player)"},
+                "at": {"type": "integer", "description": "a marker that stays at this position"},
+                "label": {"type": "string"}, "color": {"type": "string"}},
+            "oneOf": [{"required": ["var"]}, {"required": ["at"]}]}},
+    },
+    "allOf": [
+        {"if": {"properties": {"style": {"const": "track"}}},
+         "then": {"required": ["from", "to", "markers"], "not": {"required": ["var"]}},
+         "else": {"required": ["var"], "not": {"anyOf": [{"required": ["markers"]}, {"required": ["from"]},
+                                                          {"required": ["to"]}]}}},
+    ],
+}
 LAYOUT_SCHEMA = {
     "type": "object", "additionalProperties": False,
     "description": "how `rulesvm serve` lays out the table (optional; see docs/web.md)",
@@ -86,6 +116,9 @@ LAYOUT_SCHEMA = {
                 "min_cells": {"type": "integer", "minimum": 0, "description": "indexed zones: cells always shown"},
                 "reverse": {"type": "boolean", "description": "indexed zones: the first cell on the right"},
                 "cell_labels": _LAYOUT_TEXTS, "row_labels": _LAYOUT_TEXTS, "col_labels": _LAYOUT_TEXTS}}},
+        "widgets": {"type": "object", "propertyNames": {"type": "string", "pattern": NAME_PATTERN},
+                    "additionalProperties": _LAYOUT_WIDGET,
+                    "description": "tracks, counters and dice, placed in `centre`/`player` by name like zones"},
         "vars": {"type": "object", "additionalProperties": False, "properties": {
             "hide": _LAYOUT_NAMES, "labels": {"type": "object", "additionalProperties": {"type": "string"}}}},
         "cards": {"type": "object", "additionalProperties": False, "properties": {

@@ -99,9 +99,30 @@ def save_match(match: Match, game: api.Game, path: str, agents: dict | None = No
     command line plays). A match past its first decision without one is saved without its
     moves, and such a save resumes only with `allow_edited` (its state cannot be checked)."""
     moves = match.sink.moves if isinstance(match.sink, MoveRecorder) else None
+    data = save_data(match, game, moves, os.path.relpath(game.path, os.path.dirname(os.path.abspath(path))),
+                     agents, specs)
+    # A fresh temporary file beside the save (never a fixed name, which a planted link could
+    # redirect), renamed over it at once: a save is whole or not there.
+    fd, tmp = tempfile.mkstemp(prefix=os.path.basename(path) + ".", suffix=".tmp",
+                               dir=os.path.dirname(os.path.abspath(path)))
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(data, fh, ensure_ascii=False, indent=1, sort_keys=True)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def save_data(match: Match, game: api.Game, moves: list | None, game_path: str, agents: dict | None = None,
+              specs: dict | None = None) -> dict:
+    """A save's content, checksum included (what `save_match` writes; the web table's host
+    downloads it). `moves`: the answers since the start (None: not known); `game_path`: the
+    game file as the save names it (relative to the save's folder, or absolute)."""
     if moves is None and match.decisions_made == 0:
         moves = []
-    data = {"kind": SAVE_KIND, "game_path": os.path.relpath(game.path, os.path.dirname(os.path.abspath(path))),
+    data = {"kind": SAVE_KIND, "game_path": game_path,
             "card_sets": [os.path.abspath(p) for p in game.card_sets],
             "variants": [v if v in game.model.variants else os.path.abspath(v) for v in game.variants],
             "options": {k: list(v) if isinstance(v, tuple) else v for k, v in game.options.items()},
@@ -116,18 +137,7 @@ def save_match(match: Match, game: api.Game, path: str, agents: dict | None = No
     # and numbers used as keys into text).
     data = json.loads(json.dumps(data, ensure_ascii=False))
     data["checksum"] = save_checksum(data)
-    # A fresh temporary file beside the save (never a fixed name, which a planted link could
-    # redirect), renamed over it at once: a save is whole or not there.
-    fd, tmp = tempfile.mkstemp(prefix=os.path.basename(path) + ".", suffix=".tmp",
-                               dir=os.path.dirname(os.path.abspath(path)))
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(data, fh, ensure_ascii=False, indent=1, sort_keys=True)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    return data
 
 
 # ---------------------------------------------------------------------- reading

@@ -116,10 +116,11 @@ function renderStatus(msg) {
     s.textContent = d.secret ? "Your turn (a secret choice)" : "Your turn";
     s.classList.add("mine");
   } else if (d.mine) {
-    s.textContent = "The bot of this seat is deciding…";
+    s.textContent = msg.bots_paused ? "The host has paused the bots" : "The bot of this seat is deciding…";
   } else {
     const who = `Player ${d.player}` + (d.bot ? " (bot)" : "");
     s.textContent = d.secret ? `${who} is choosing in secret…` : `Waiting for ${who}: ${d.prompt}`;
+    if (d.bot && msg.bots_paused) s.textContent += " (the host has paused the bots)";
   }
 }
 
