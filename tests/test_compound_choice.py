@@ -19,7 +19,7 @@ import pytest
 
 from rulesvm import api
 from rulesvm.dsl.diagnostics import DiagnosticError
-from rulesvm.interpreter import RulesRuntimeError
+from rulesvm.interpreter import RulesRuntimeError, compile_program
 from rulesvm.interpreter.agents import SeatView, make_agent
 from rulesvm.interpreter.engine import Match
 from rulesvm.interpreter.steps import StepPicker
@@ -43,6 +43,16 @@ def test_agents_see_one_decision_of_every_combination():
     assert d.steps.prompts == ("Starter", "Main", "Drink")
     assert d.steps.parts[0] == ("soup", "fish", "white (drink)")   # step_label: shows each pick
     assert len(SeatView(match, 0).options) == 16
+
+
+@pytest.mark.parametrize("path", [DINNER, MS], ids=["dinner", "mach_struggle"])
+def test_both_back_ends_build_the_same_steps(path):
+    game = api.load_game(path)
+    firsts = []
+    for codegen in (True, False):
+        program = compile_program(game.model, game.options, codegen=codegen)
+        firsts.append(api.Match(program, 2, 3).decision)
+    assert firsts[0] == firsts[1] and firsts[0].steps is not None
 
 
 def test_picks_follow_each_other_and_can_be_taken_back():
