@@ -12,6 +12,7 @@ import pty
 import re
 import select
 import shutil
+import subprocess
 import sys
 import time
 
@@ -129,6 +130,16 @@ def test_the_random_bot_may_pick_step_by_step():
             fish[how] += match.decision.options[index].value[1] == "fish"
     # Uniform over the 16 dinners, fish is 4 in 16; uniform per step, a main is 1 in 3.
     assert fish["whole"] / 600 < 0.29 < fish["steps"] / 600
+    assert make_agent("random:steps=on", 1).describe() == "random:steps=on"
+
+
+def test_the_random_bot_by_steps_from_the_command_line():
+    p = subprocess.run([sys.executable, "-m", "rulesvm.cli.main", "run", "tests/games/compound/dinner.yaml",
+                        "--seed", "2", "--agent", "1=random:steps=on", "--quiet", "--json"],
+                       cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    out = json.loads(p.stdout)
+    assert out["agents"]["1"] == "random:steps=on" and out["decisions"] == 2
 
 
 def _load_rules(tmp_path, rules: str):

@@ -20,6 +20,9 @@ class RandomAgent(Agent):
         self.state = R.seed_state(seed)
         self.steps = steps
 
+    def describe(self) -> str:
+        return "random:steps=on" if self.steps else "random"
+
     def get_state(self):
         return str(self.state)
 
