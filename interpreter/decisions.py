@@ -147,7 +147,7 @@ def steps_maker(cb, get: dict, option_t, span):
             if not isinstance(v, (tuple, list)) or len(v) != len(names):
                 raise E.bad_step_option(i, len(names), v, span)
             parts.append(tuple(str(lab(x)) for x in v))
-        steps = Steps(names, tuple(parts))
+        steps = Steps(names, tuple(parts), pick_t == CARD)
         if fixed:
             last[:] = [d.options, steps]
         return d._replace(steps=steps)

@@ -33,6 +33,7 @@ class Steps(NamedTuple):
     """
     prompts: tuple              # of str: what each step asks
     parts: tuple                # of tuple of str: per option, the label of each of its picks
+    cards: bool = False         # the picks are cards: a seat reads unseen ones as "face-down card K"
 
 
 class Decision(NamedTuple):
@@ -129,6 +130,8 @@ def state_to_json(st: GameState) -> dict:
                    "options": [[o.label, _to_json_value(o.value)] for o in d.options]}
         if d.steps is not None:
             pending["steps"] = {"prompts": list(d.steps.prompts), "parts": [list(p) for p in d.steps.parts]}
+            if d.steps.cards:
+                pending["steps"]["cards"] = True
     return {
         "zones": st.zones, "where": st.where, "faceup": st.faceup, "turn": st.turn, "known": st.known,
         "gvars": _to_json_value(st.gvars), "pvars": _to_json_value(st.pvars),
@@ -143,7 +146,8 @@ def state_to_json(st: GameState) -> dict:
 def _steps_from_json(data) -> Steps | None:
     if data is None:
         return None
-    return Steps(tuple(str(t) for t in data["prompts"]), tuple(tuple(str(t) for t in p) for p in data["parts"]))
+    return Steps(tuple(str(t) for t in data["prompts"]), tuple(tuple(str(t) for t in p) for p in data["parts"]),
+                 bool(data.get("cards", False)))
 
 
 def state_from_json(data: dict, procs: dict) -> GameState:

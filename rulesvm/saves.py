@@ -341,6 +341,7 @@ def _steps_ok(steps, options) -> bool:
         return False
     prompts, parts = steps.get("prompts"), steps.get("parts")
     return (isinstance(prompts, list) and prompts and all(isinstance(t, str) for t in prompts)
+            and isinstance(steps.get("cards", False), bool)
             and isinstance(parts, list) and len(parts) == len(options)
             and all(isinstance(p, list) and len(p) == len(prompts) and all(isinstance(t, str) for t in p)
                     for p in parts))

@@ -101,6 +101,32 @@ def test_nobody_sees_a_half_made_choice_until_it_is_committed():
     assert match.is_over
 
 
+def test_picks_that_are_unseen_cards_are_not_named(tmp_path):
+    path = write_game(tmp_path, """kind c { }
+zone deck: ordered, hidden
+zone hand: per_player, visible(owner)
+game {
+  move(card("ace"), hand(players[0]))
+  move([x for x in box], deck)
+  let x = choose(product([[a for a in hand(players[0])], [b for b in deck]]), by: players[0],
+                 label: x => "{x[0]} against {x[1]}", steps: ["Yours", "Theirs"])
+  end_game(scores: [0])
+}
+""", cards="- {id: ace, kind: c, name: Ace}\n- {id: king, kind: c, name: King}\n- {id: queen, kind: c, name: Queen}")
+    match = api.new_game(api.load_game(path), 1, 0)
+    d = match.decision_for(0)
+    shown = json.dumps([d.labels, d.steps.parts])
+    assert "King" not in shown and "Queen" not in shown and "Ace" in shown
+    assert d.steps.parts[0][1] != d.steps.parts[1][1]                  # two cards, two numbers
+    assert [p[1] for p in d.steps.parts] == [lab.split(" against ")[1] for lab in d.labels]
+    picker = StepPicker(d)
+    picker.pick("Ace")
+    picker.pick(picker.choices()[1])
+    assert d.options[picker.index].label == "Ace against face-down card 2"
+    assert "King" in json.dumps(match.decision.steps.parts)         # the game itself knows them
+    assert "King" not in json.dumps(decision_view(match, 0))
+
+
 def test_a_save_in_the_middle_keeps_the_steps(tmp_path):
     # A fresh load: a label's lambda leaves its last argument in a frame's slot, and labels are
     # memoised per program, so a program that already labelled these options saves other slots.
