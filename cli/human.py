@@ -2,7 +2,8 @@
 
 It shows the seat's observation (never more), numbers the legal options, and reads an
 answer. Besides a number it understands `help`, `show ZONE`, `save`, `undo` and `quit`;
-anything else is asked again. End of input or Ctrl-C stop the game cleanly.
+anything else is asked again. A compound choice (`steps:`) is asked one pick at a time
+(`stepwise.py`). End of input or Ctrl-C stop the game cleanly.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from rulesvm.api import Undo
 from rulesvm.interpreter.agents import Agent
 
 from .render import board_text, zone_text
+from .stepwise import TAKEN, TerminalSteps
 
 
 class QuitGame(Exception):
@@ -58,18 +60,32 @@ class HumanAgent(Agent):
         out.print(Text(f"Player {seat}: {d.prompt}" + (" (secret)" if d.secret else ""), style="bold cyan"))
         if d.help:
             out.print(Text(f"  {d.help}", style="dim"))
-        if len(d.options) <= LONG_LIST:
+        # A compound choice (`steps:`) is asked one pick at a time (stepwise.py).
+        steps = TerminalSteps(out, d) if d.steps is not None else None
+        if steps is not None:
+            steps.show()
+        elif len(d.options) <= LONG_LIST:
             self._list(d)
         else:
             out.print(f"  {len(d.options)} options: type one (e.g. `{d.options[0].label}`), or `list` to see them all")
         enter = f", Enter = {d.options[d.pass_index].label}" if d.pass_index >= 0 else ""
         while True:
-            answer = self._ask(f"[{seat}] choose 1-{len(d.options)} or type an option{enter} (help for commands) > ").strip()
+            answer = self._ask(steps.question(seat) if steps is not None else
+                               f"[{seat}] choose 1-{len(d.options)} or type an option{enter} (help for commands) > ").strip()
+            if steps is not None and answer:
+                got = steps.answer(answer)
+                if got is TAKEN:
+                    continue
+                if got is not None:
+                    if d.confirm and not self._confirm(d.options[got].label):
+                        steps.declined()
+                        continue
+                    return got
             if not answer:
                 if d.pass_index >= 0:
                     return d.pass_index         # passing is one keystroke
                 continue
-            index = _match_option(d, answer)
+            index = _match_option(d, answer) if steps is None else None
             if index is not None:
                 if d.confirm and not self._confirm(d.options[index].label):
                     continue
@@ -104,6 +120,8 @@ class HumanAgent(Agent):
                     return Undo(self.history, view.seat)
             elif word in ("quit", "exit", "q"):
                 raise QuitGame("quit")
+            elif steps is not None:
+                out.print(steps.refusal(answer))
             else:
                 out.print(f"  `{answer}` is not an option: type a number from 1 to {len(d.options)}, "
                           "an option, or help")

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .types import (ABILITY, ANY, BOOL, CARD, CARDS, INT, INTS, K, PLAYER, PLAYERS, T, TEXT,
+from .types import (ABILITY, ANY, BOOL, CARD, CARDS, E, INT, INTS, K, PLAYER, PLAYERS, T, TEXT,
                     VOID, ZONE, Type, lambda_of, list_of)
 
 REQUIRED = object()
@@ -259,7 +259,12 @@ _ALL = [
                          P("pass", TEXT, None, "adds an option with this label that returns none"),
                          P("secret", BOOL, False, "other players see that a choice was made, not which"),
                          P("help", TEXT, None, "a line interactive players see, e.g. the codes they can type"),
-                         P("confirm", BOOL, False, "interactive players confirm their answer before it counts")),
+                         P("confirm", BOOL, False, "interactive players confirm their answer before it counts"),
+                         P("steps", list_of(TEXT), None,
+                           "one prompt per step; each option is then a list of picks, one per step, and people "
+                           "pick them one at a time ([Compound choices](#compound-choices))"),
+                         P("step_label", lambda_of(E, TEXT), None,
+                           "how one pick (E: an item of an option) is shown at its step")),
               T, "decision", "Ask a player to pick one option; the game pauses until an agent answers.",
               "let c = choose(hand(p), by: p, prompt: \"Play a card\", pass: \"Pass\")"),
     Primitive("choose_many", (P("options", LIST_T), P("by", PLAYER), P("min", INT, 0),

@@ -46,6 +46,17 @@ class Option(NamedTuple):
     value: object
 
 
+class Steps(NamedTuple):
+    """How a person may answer a compound decision one pick at a time (`choose`'s `steps:`).
+
+    Agents still see one decision whose options are the combinations; `parts[i]` are the
+    labels of option i's picks, one per step (see `steps.py`).
+    """
+    prompts: tuple              # of str: what each step asks
+    parts: tuple                # of tuple of str: per option, the label of each of its picks
+    cards: bool = False         # the picks are cards: a seat reads unseen ones as "face-down card K"
+
+
 class Decision(NamedTuple):
     """A choice waiting for an agent: who, what is asked, and the legal options.
 
@@ -61,6 +72,7 @@ class Decision(NamedTuple):
     confirm: bool = False       # interactive front ends ask to confirm before committing
     pass_index: int = -1        # the `pass:` option, which one keystroke (Enter) picks at a terminal
     value_type: str = "any"     # what the options are: "card", "player", "int", "text", ...
+    steps: Steps | None = None  # a compound choice people may answer one pick at a time
 
     @property
     def labels(self) -> list[str]:
@@ -137,6 +149,10 @@ def state_to_json(st: GameState) -> dict:
                    "picked": _to_json_value(d.picked), "help": d.help, "confirm": d.confirm,
                    "pass_index": d.pass_index, "value_type": d.value_type,
                    "options": [[o.label, _to_json_value(o.value)] for o in d.options]}
+        if d.steps is not None:
+            pending["steps"] = {"prompts": list(d.steps.prompts), "parts": [list(p) for p in d.steps.parts]}
+            if d.steps.cards:
+                pending["steps"]["cards"] = True
     return {
         "zones": st.zones, "where": st.where, "faceup": st.faceup, "turn": st.turn, "known": st.known,
         "gvars": _to_json_value(st.gvars), "pvars": _to_json_value(st.pvars),
@@ -146,6 +162,13 @@ def state_to_json(st: GameState) -> dict:
         "pending": pending, "pending_slot": st.pending_slot,
         "result": st.result, "decisions": st.decisions,
     }
+
+
+def _steps_from_json(data) -> Steps | None:
+    if data is None:
+        return None
+    return Steps(tuple(str(t) for t in data["prompts"]), tuple(tuple(str(t) for t in p) for p in data["parts"]),
+                 bool(data.get("cards", False)))
 
 
 def state_from_json(data: dict, procs: dict) -> GameState:
@@ -166,8 +189,9 @@ def state_from_json(data: dict, procs: dict) -> GameState:
     p = data["pending"]
     s.pending = None if p is None else Decision(
         p["player"], p["prompt"], tuple(Option(lbl, _from_json_value(v)) for lbl, v in p["options"]),
-        p["kind"], p["secret"], _from_json_value(p["picked"]), p.get("help", ""), p.get("confirm", False), p.get("pass_index", -1),
-        p.get("value_type", "any"))
+        p["kind"], p["secret"], _from_json_value(p["picked"]), p.get("help", ""), p.get("confirm", False),
+        p.get("pass_index", -1),
+        p.get("value_type", "any"), _steps_from_json(p.get("steps")))
     slot = data["pending_slot"]
     s.pending_slot = tuple(slot) if isinstance(slot, list) else slot
     s.result = data["result"]

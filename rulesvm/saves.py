@@ -333,6 +333,20 @@ def _envelope_problem(data: dict) -> str | None:
     return None
 
 
+def _steps_ok(steps, options) -> bool:
+    """A pending decision's `steps` (None, or prompts and one part label per step of each option)."""
+    if steps is None:
+        return True
+    if not isinstance(steps, dict) or not isinstance(options, list):
+        return False
+    prompts, parts = steps.get("prompts"), steps.get("parts")
+    return (isinstance(prompts, list) and prompts and all(isinstance(t, str) for t in prompts)
+            and isinstance(steps.get("cards", False), bool)
+            and isinstance(parts, list) and len(parts) == len(options)
+            and all(isinstance(p, list) and len(p) == len(prompts) and all(isinstance(t, str) for t in p)
+                    for p in parts))
+
+
 def _json_value_ok(v, depth: int = 0) -> bool:
     """A value as `state_to_json` writes it: null, true/false, numbers, text, lists, {"t": [...]}."""
     if depth > 32:
@@ -472,6 +486,7 @@ def _match_problem(game: api.Game, m: dict) -> str | None:
         (isinstance(pending.get("options"), list) and pending["options"] and all(
             isinstance(o, list) and len(o) == 2 and isinstance(o[0], str) and _json_value_ok(o[1])
             for o in pending["options"]), "its options"),
+        (_steps_ok(pending.get("steps"), pending.get("options")), "its steps"),
     ]
     for ok, what in checks:
         if not ok:

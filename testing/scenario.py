@@ -30,8 +30,10 @@ from rulesvm.interpreter.agents import SeatView, make_agent
 from rulesvm.interpreter.compiler import compile_expression
 from rulesvm.interpreter.format import formatter
 from rulesvm.interpreter.rng import derive
+from rulesvm.interpreter.steps import StepPicker
 
-ACTIONS = ("note", "choose", "reject", "expect", "expect_options", "expect_options_include", "expect_options_exclude",
+ACTIONS = ("note", "choose", "reject", "choose_steps", "expect_step_options",
+           "expect", "expect_options", "expect_options_include", "expect_options_exclude",
            "expect_zone", "expect_known", "expect_log", "expect_no_log", "expect_event", "expect_result", "expect_over",
            "expect_phase", "expect_decision", "play_until", "play_to_end", "run_until")
 
@@ -493,6 +495,39 @@ def _answer(run: _Run, step: dict, path: tuple, action: str, aspan) -> None:
                           "but the scenario expects it to be rejected", None, aspan)
 
 
+def _walk_steps(run: _Run, picks: list, aspan) -> StepPicker:
+    """A compound decision's picks made one at a time, each checked against what its step offers."""
+    d = run.match.decision
+    if d is None or d.steps is None:
+        raise ScenarioFailure("no compound decision (`choose` with `steps:`) is pending"
+                              + (f" (prompt: {d.prompt})" if d is not None else ""), None, aspan)
+    picker = StepPicker(d)
+    for pick in picks:
+        if picker.complete:
+            raise ScenarioFailure(f"`{pick}` is one pick too many: the choice has {len(picker.prompts)} steps",
+                                  None, aspan)
+        if pick not in picker.choices():
+            raise ScenarioFailure(f"step {picker.step + 1} ({picker.prompts[picker.step]}) does not offer "
+                                  f"`{pick}`; it offers: {', '.join(picker.choices())}", None, aspan)
+        picker.pick(pick)
+    return picker
+
+
+def _steps_action(run: _Run, step: dict, action: str, aspan) -> None:
+    """`choose_steps`: answer a compound decision pick by pick; `expect_step_options`: what a step offers."""
+    if action == "choose_steps":
+        picker = _walk_steps(run, step["choose_steps"], aspan)
+        if not picker.complete:
+            raise ScenarioFailure(f"{len(picker.picked)} pick(s) given, but the choice has {len(picker.prompts)} steps",
+                                  None, aspan)
+        run.match.apply(picker.index)
+        return
+    spec = step["expect_step_options"]
+    offered = _walk_steps(run, spec.get("after", []), aspan).choices()
+    if offered != spec["options"]:
+        raise ScenarioFailure(f"the step offers {offered}, expected {spec['options']}", None, aspan)
+
+
 def _expect(run: _Run, step: dict, path: tuple) -> None:
     """`expect`: each expression (one or a list) is true now."""
     match = run.match
@@ -528,6 +563,8 @@ def _step(run: _Run, index: int, step: dict) -> None:
         match.resume()                      # from a stop (`at: start`, `until:`), the rules run on with this step
     if action in ("choose", "reject"):
         return _answer(run, step, path, action, aspan)
+    if action in ("choose_steps", "expect_step_options"):
+        return _steps_action(run, step, action, aspan)
     if action == "expect":
         return _expect(run, step, path)
     if action.startswith("expect_options"):

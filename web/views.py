@@ -219,8 +219,17 @@ def decision_view(match, seat: int) -> dict | None:
                 entry["card"] = prog.card_ids[o.value]
         options.append(entry)
     picked = picked_labels(prog, st, d)
-    return {"player": d.player + 1, "mine": True, "secret": d.secret, "prompt": d.prompt, "options": options,
-            "help": d.help, "confirm": d.confirm, "pass_index": d.pass_index, "kind": d.kind, "picked": picked}
+    out = {"player": d.player + 1, "mine": True, "secret": d.secret, "prompt": d.prompt, "options": options,
+           "help": d.help, "confirm": d.confirm, "pass_index": d.pass_index, "kind": d.kind, "picked": picked}
+    if d.steps is not None:
+        out["steps"] = steps_view(d)
+    return out
+
+
+def steps_view(d) -> dict:
+    """A compound decision's steps for the page (web/static/steps.js picks them one at a time):
+    each step's prompt, and each option's picks (`parts[i]` for option `i`)."""
+    return {"prompts": list(d.steps.prompts), "parts": [list(p) for p in d.steps.parts]}
 
 
 def card_var_defaults(match) -> dict:

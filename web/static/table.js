@@ -1,6 +1,7 @@
 // rulesvm web table: one seat's page. It shows what the server sends for this seat and
 // sends back only {type: "choose", option, serial} or {type: "undo", serial}.
 import { el, renderTable, renderLog, resultEl, seatName, zoneDialog } from "./render.js";
+import { renderSteps, stepKey } from "./steps.js";
 
 const token = decodeURIComponent(location.pathname.split("/").filter(Boolean).pop() || "");
 const $ = (id) => document.getElementById(id);
@@ -130,7 +131,10 @@ function renderDecision(msg, focus) {
   box.replaceChildren();
   box.classList.remove("sent");
   const d = msg.decision;
-  if (!msg.over && d && d.mine && d.options) {
+  if (!msg.over && d && d.mine && d.options && d.steps) {
+    box.classList.add("active");
+    renderSteps(box, d, msg.serial, choose, focus);      // a compound choice, one pick at a time
+  } else if (!msg.over && d && d.mine && d.options) {
     box.classList.add("active");
     box.append(el("h2", "decision-title", d.secret ? "Your secret choice" : "Your turn"));
     box.append(el("p", "prompt", d.prompt));
@@ -335,6 +339,7 @@ document.addEventListener("keydown", (ev) => {
   if (typing) return;
   if ((ev.key === "u" || ev.key === "U") && page.state && page.state.can_undo) { ev.preventDefault(); doUndo(); return; }
   if (!d || !d.mine || !d.options || page.state.over) return;
+  if (d.steps) { stepKey(ev); return; }
   if (/^[1-9]$/.test(ev.key)) {
     const filter = document.getElementById("option-filter");
     if (filter) { filter.focus(); return; }            // many options: type the number in the box
