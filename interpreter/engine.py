@@ -24,6 +24,10 @@ from .state import DONE, Frame, GameState, state_from_json, state_to_json
 
 SAVE_FORMAT = 1
 
+# `pending_slot` of a game whose variable defaults are still to be evaluated: with explicit
+# chance they are part of the first stretch of rules (a default may roll a die).
+DEFAULTS_PENDING = -2
+
 
 class Match:
     def __init__(self, program, players: int | None = None, seed: int = 0, sink=None,
@@ -52,7 +56,10 @@ class Match:
         if coverage is not None:
             for fr in self.state.frames:
                 self.rt.covered(fr.proc.name)
-        self._init_vars()
+        if explicit_chance:
+            self.state.pending_slot = DEFAULTS_PENDING
+        else:
+            self._init_vars()
         self.hands = self._deal_hands(hands or {})
         if sink is not None:
             start = {"type": "start", "game": model.id, "seed": seed, "players": self.players,
@@ -165,10 +172,12 @@ class Match:
             rt.on_move = lambda c, src, to: moves.append((c, src, to))
         rt.chance = ChanceDraws(self.state.chance)
         try:
+            if self.state.pending_slot == DEFAULTS_PENDING:
+                self._init_vars()
+                self.state.pending_slot = -1
             self._run_rules()
         except NeedChance as need:
             base.pending = need.decision
-            base.pending_slot = -1
             self.state = rt.st = base
             rt.breakpoint, rt.paused, rt.queue = breakpoint, False, []
             if coverage is not None:
