@@ -38,16 +38,18 @@ class ChanceDraws:
         self.outcomes = outcomes
         self.pos = 0
 
-    def draw(self, n: int, prompt: str, options, value_type: str) -> int:
+    def draw(self, n: int, what: str, prompt: str, options, value_type: str) -> int:
         """The index (0 <= k < n) of the next outcome; `options()` lists the n outcomes as
-        `Option`s (label, value), built only when the chance decision must be asked."""
+        `Option`s (label, value), built only when the chance decision must be asked. `what`
+        names the random call (`roll(6)`, `random_pick`, `shuffle(deck)`,
+        `shuffle_into(deck)`): the decision's `help`, which scripted outcomes key on."""
         if n <= 0:
             raise ValueError("empty range")
         if self.pos < len(self.outcomes):
             k = self.outcomes[self.pos]
             self.pos += 1
             return k
-        raise NeedChance(Decision(CHANCE, prompt, tuple(options()), "chance", value_type=value_type))
+        raise NeedChance(Decision(CHANCE, prompt, tuple(options()), "chance", help=what, value_type=value_type))
 
 
 def numbered(values, text=str) -> list:

@@ -110,7 +110,8 @@ class Runtime:
             else:
                 size = len(dest)
                 # Outcome k puts the cards under the top size - k cards (the label says how many).
-                k = self.chance.draw(size + 1, f"shuffle into {self.prog.zone_names[to]}: cards above",
+                zone = self.prog.zone_names[to]
+                k = self.chance.draw(size + 1, f"shuffle_into({zone})", f"shuffle into {zone}: cards above",
                                      lambda: numbered(range(size + 1), lambda k: str(size - k)), "int")
                 dest[k:k] = cards
         elif bottom:
@@ -246,14 +247,14 @@ class Runtime:
         """A die roll from 1 to `sides`: from the generator, or the next chance outcome."""
         if self.chance is None:
             return self.below(sides) + 1
-        return self.chance.draw(sides, f"roll a {sides}-sided die",
+        return self.chance.draw(sides, f"roll({sides})", f"roll a {sides}-sided die",
                                 lambda: numbered(range(1, sides + 1)), "int") + 1
 
     def pick(self, seq, text, value_type: str):
         """One item of `seq` (not empty) at random; `text(item, rt)` labels a chance outcome."""
         if self.chance is None:
             return seq[self.below(len(seq))]
-        return seq[self.chance.draw(len(seq), "pick at random",
+        return seq[self.chance.draw(len(seq), "random_pick", "pick at random",
                                     lambda: numbered(seq, lambda v: text(v, self)), value_type)]
 
     def shuffle_zone(self, z: int) -> None:
@@ -273,7 +274,7 @@ class Runtime:
         prog, st = self.prog, self.st
         size = len(items)
         for i in range(size - 1, 0, -1):
-            j = self.chance.draw(i + 1, f"shuffle {zone}: card {size - i} from the top",
+            j = self.chance.draw(i + 1, f"shuffle({zone})", f"shuffle {zone}: card {size - i} from the top",
                                  lambda: [Option(prog.display_name(st, c), c) for c in items[:i + 1]], "card")
             items[i], items[j] = items[j], items[i]
 
