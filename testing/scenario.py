@@ -698,7 +698,7 @@ def run_scenario(path: str) -> ScenarioResult:
 
 def _reach(run: _Run, at: dict | None) -> None:
     """Restart the game so that it stops where the set-up applies."""
-    game, data = run.game, run.data
+    game = run.game
     run.events.clear()
     if at is None:
         _new_match(run, breakpoint=("game", 1))

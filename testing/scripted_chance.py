@@ -104,8 +104,8 @@ class ChanceScript:
         """The first scripted outcome never used, as an error (None: all were used)."""
         for kind, queue in self.queues.items():
             if queue:
-                return ScriptError(f"scripted {DESCRIBED[kind]} `{queue[0].value}` was never used: the game "
-                                   f"made {len(queue)} {DESCRIBED[kind]}(s) fewer than scripted", queue[0].span)
+                return ScriptError(f"scripted {DESCRIBED[kind]} `{queue[0].value}` was never used ({len(queue)} "
+                                   f"left over): the game made no more {DESCRIBED[kind]}s", queue[0].span)
         for zone in self.shuffles:
             return ScriptError(f"scripted shuffle of {zone} was never used: {zone} was not shuffled "
                                "(with 2 or more cards)", self.shuffle_keys.get(zone))
