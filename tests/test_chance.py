@@ -113,10 +113,10 @@ def _play_both(game, seed: int):
     return off, on, logs_off, logs_on
 
 
-@pytest.mark.parametrize("name", LAUNCH)
-def test_sampled_chance_plays_the_same_games_as_the_generator(name):
-    game = api.load_game(os.path.join(ROOT, "games", f"{name}.yaml"))
-    for seed in (0, 1, 2):
+@pytest.mark.parametrize("path", [os.path.join(ROOT, "games", f"{name}.yaml") for name in LAUNCH] + [TEST_GAME])
+def test_sampled_chance_plays_the_same_games_as_the_generator(path):
+    game = api.load_game(path)
+    for seed in (0, 1, 2, 3):
         off, on, logs_off, logs_on = _play_both(game, seed)
         assert on.is_over and on.result == off.result
         assert json.dumps(logs_off) == json.dumps([r for r in logs_on if r["type"] != "chance"])
