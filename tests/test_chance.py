@@ -255,3 +255,24 @@ def test_unscripted_events_use_the_seed(tmp_path):
                         f"  - {{choose: 1}}\n  - expect_result: {want}\n")
         r = run_scenario(str(path))
         assert r.passed, (chance, r.message)
+
+
+def test_play_draws_chance_from_the_seed_unless_an_agent_answers(chance_game):
+    plain = api.new_game(chance_game, seed=8)
+    api.play(plain, api.make_agents({}, 8, range(2)))
+    explicit = api.new_game(chance_game, seed=8, explicit_chance=True)
+    api.play(explicit, api.make_agents({}, 8, range(2)))
+    assert explicit.result == plain.result
+
+    class Dealer:
+        def __init__(self):
+            self.asked = []
+
+        def choose(self, view):
+            self.asked.append(view.decision.help)
+            return 0
+
+    dealer = Dealer()
+    m = api.new_game(chance_game, seed=8, explicit_chance=True)
+    api.play(m, {CHANCE: dealer, **api.make_agents({}, 8, range(2))})
+    assert m.is_over and dealer.asked[:3] == ["shuffle(deck)", "shuffle(deck)", "roll(6)"]
