@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 
 import pytest
 
 from rulesvm import api
-from rulesvm.interpreter import IllegalMove, Match
+from rulesvm.interpreter import CHANCE, IllegalMove, Match
 from rulesvm.interpreter.rng import below, seed_state
-from rulesvm.interpreter.state import CHANCE
 from rulesvm.testing.scenario import run_scenario
 
 from .conftest import ROOT
@@ -276,3 +277,20 @@ def test_play_draws_chance_from_the_seed_unless_an_agent_answers(chance_game):
     m = api.new_game(chance_game, seed=8, explicit_chance=True)
     api.play(m, {CHANCE: dealer, **api.make_agents({}, 8, range(2))})
     assert m.is_over and dealer.asked[:3] == ["shuffle(deck)", "shuffle(deck)", "roll(6)"]
+
+
+def _cli(*args, input_text=None):
+    return subprocess.run([sys.executable, "-m", "rulesvm.cli.main", *args], cwd=ROOT, input=input_text,
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_run_explicit_chance_asks_the_terminal_for_each_random_event():
+    # Enter draws from the seed; `6` and `Player 2` are typed in; then bots play on.
+    out = _cli("run", TEST_GAME, "--seed", "3", "--explicit-chance", "--quiet",
+               input_text="\n\n6\n6\nPlayer 2\n\n\n\n")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.count("Chance: shuffle deck: card") == 2
+    assert "Chance: roll a 6-sided die" in out.stdout and "Chance: pick at random" in out.stdout
+    assert "Winner" in out.stdout
+    refused = _cli("run", TEST_GAME, "--explicit-chance", "--log", "x.jsonl")
+    assert refused.returncode == 2 and "--explicit-chance cannot be combined with --log" in refused.stdout + refused.stderr
