@@ -4,7 +4,8 @@ Everything that changes during a game lives here and nothing else does: zones as
 card ids, where each card is, each card's face and rotation, variables (global, per player,
 per card), the generator state, the paused continuation (a stack of frames: procedure,
 program counter, local slots), what each seat knows of the cards it does not see
-(knowledge.py) and the decision waiting for an answer. Copying it is a
+(knowledge.py), the decision waiting for an answer and, with explicit chance, the random
+outcomes answered since the last decision (chance.py). Copying it is a
 handful of list copies, which is what search agents do thousands of times per second; it
 also round-trips through JSON for `--save` / `resume`.
 """
@@ -37,6 +38,9 @@ def canonical_ranking(ranking):
     return out
 
 
+# The player of a chance decision (explicit chance, chance.py): OpenSpiel's chance player id.
+CHANCE = -1
+
 # The value of choose_many's "done" option (no value of the rules language can equal it).
 DONE = "\x00done"
 
@@ -62,10 +66,10 @@ class Decision(NamedTuple):
 
     A named tuple: immutable, cheap to build (the engine makes one per decision).
     """
-    player: int                 # 0-based seat
+    player: int                 # 0-based seat, or CHANCE
     prompt: str
     options: tuple              # of Option
-    kind: str = "choose"        # "choose" or "choose_many"
+    kind: str = "choose"        # "choose", "choose_many" or "chance" (explicit chance: a random outcome)
     secret: bool = False        # the choice is hidden from other players until revealed
     picked: tuple = ()          # choose_many: what was picked so far
     help: str = ""              # a line interactive front ends show (e.g. codes to type)
@@ -97,7 +101,7 @@ class Frame:
 
 class GameState:
     __slots__ = ("zones", "where", "faceup", "turn", "known", "gvars", "pvars", "cvars", "rng", "frames",
-                 "pending", "result", "decisions", "pending_slot")
+                 "pending", "result", "decisions", "pending_slot", "chance")
 
     def copy(self) -> "GameState":
         s = GameState.__new__(GameState)
@@ -115,6 +119,7 @@ class GameState:
         s.result = self.result
         s.decisions = self.decisions
         s.pending_slot = self.pending_slot
+        s.chance = self.chance
         return s
 
 
@@ -153,7 +158,7 @@ def state_to_json(st: GameState) -> dict:
             pending["steps"] = {"prompts": list(d.steps.prompts), "parts": [list(p) for p in d.steps.parts]}
             if d.steps.cards:
                 pending["steps"]["cards"] = True
-    return {
+    data = {
         "zones": st.zones, "where": st.where, "faceup": st.faceup, "turn": st.turn, "known": st.known,
         "gvars": _to_json_value(st.gvars), "pvars": _to_json_value(st.pvars),
         "cvars": _to_json_value(st.cvars), "rng": str(st.rng),
@@ -162,6 +167,9 @@ def state_to_json(st: GameState) -> dict:
         "pending": pending, "pending_slot": st.pending_slot,
         "result": st.result, "decisions": st.decisions,
     }
+    if st.chance:
+        data["chance"] = list(st.chance)
+    return data
 
 
 def _steps_from_json(data) -> Steps | None:
@@ -196,4 +204,5 @@ def state_from_json(data: dict, procs: dict) -> GameState:
     s.pending_slot = tuple(slot) if isinstance(slot, list) else slot
     s.result = data["result"]
     s.decisions = data["decisions"]
+    s.chance = tuple(data.get("chance", ()))
     return s
