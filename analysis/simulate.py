@@ -29,6 +29,7 @@ from rulesvm.interpreter.agents import SeatView, make_agent
 from rulesvm.interpreter.agents.search import rewards
 from rulesvm.interpreter.rng import derive
 
+from .extras import install_hint
 from .stats import Distribution, wilson
 
 
@@ -104,10 +105,11 @@ def play_one(config: SimConfig, index: int) -> dict:
         stride = players if config.standings == "round" else 1
         decisions = options = turns = 0
         last_player = None
-        chosen: dict = {}
+        chosen: dict = {}            # card instance * players + seat -> times chosen
         trajectory = []
         # The loop runs once per decision of every game: what it reads is bound once here.
         st, stop, clock = match.state, _STOP, time.perf_counter
+        views = [SeatView(match, s) for s in range(players)]
         max_decisions, timeout = config.max_decisions, config.game_timeout
         deadline = start + timeout if timeout is not None else None
         while st.result is None:
@@ -117,7 +119,8 @@ def play_one(config: SimConfig, index: int) -> dict:
                 return record
             if stop is not None and stop.value:
                 raise Stopped
-            if deadline is not None and clock() > deadline:
+            # The clock is read every 16 decisions: a game that times out does so by seconds.
+            if deadline is not None and not decisions & 15 and clock() > deadline:
                 record.update(error=f"timed out: still running after {timeout:g} s, {decisions} "
                               "decisions (--game-timeout)", time=clock() - start)
                 return record
@@ -128,12 +131,14 @@ def play_one(config: SimConfig, index: int) -> dict:
                     trajectory.append([evaluate(match.rt, s) for s in range(players)])     # a turn (round) ended
                 turns += 1
                 last_player = seat
-            i = agents[seat].choose(SeatView(match, seat))
+            i = agents[seat].choose(views[seat])
             decisions += 1
             options += len(d.options)
-            if d.value_type == "card" and isinstance(d.options[i].value, int):
-                key = (card_defs[d.options[i].value].id, seat)
-                chosen[key] = chosen.get(key, 0) + 1
+            if d.value_type == "card":
+                c = d.options[i].value
+                if c.__class__ is int:
+                    key = c * players + seat
+                    chosen[key] = chosen.get(key, 0) + 1
             match.apply(i)
             if evaluate is not None and every_decision:
                 trajectory.append([evaluate(match.rt, s) for s in range(players)])
@@ -147,10 +152,21 @@ def play_one(config: SimConfig, index: int) -> dict:
         time=time.perf_counter() - start, result=result, decisions=decisions, turns=turns,
         options=options, coverage=coverage,
         rewards=rewards(result, players), forced_free=decisions,
-        chosen=[[c, s, k] for (c, s), k in sorted(chosen.items())],
+        chosen=_by_card(chosen, card_defs, players),
         acquired=[[c, s, k] for (c, s), k in sorted(acquired.items())],
         drama=design_metrics(trajectory, result, players) if trajectory else None)
     return record
+
+
+def _by_card(counts: dict, card_defs, players: int) -> list:
+    """`[[card id, seat, times]]` from counts keyed by card instance * players + seat (copies
+    of a card add up)."""
+    out: dict = {}
+    for key, k in counts.items():
+        c, seat = divmod(key, players)
+        pair = (card_defs[c].id, seat)
+        out[pair] = out.get(pair, 0) + k
+    return [[c, s, k] for (c, s), k in sorted(out.items())]
 
 
 def _record_head(config: SimConfig, index: int) -> dict:
@@ -221,6 +237,7 @@ class Aggregator:
     branching: Distribution = field(default_factory=lambda: Distribution(precision=2))
     time: Distribution = field(default_factory=lambda: Distribution(precision=3))
     scores: list = field(default_factory=list)         # per seat: Distribution
+    margin: Distribution = field(default_factory=lambda: Distribution(precision=2))    # winner's score - next best
     coverage: dict = field(default_factory=dict)       # rule -> times run
     cards: dict = field(default_factory=dict)          # card -> {chosen, acquired, games, wins}
     metrics: dict = field(default_factory=dict)        # metric -> Distribution
@@ -254,9 +271,13 @@ class Aggregator:
             self.seat_agents[s].add(spec)
         for s, r in enumerate(rec["rewards"]):
             self.reward[s] += r
-        for s, value in (result.get("scores") or {}).items():
-            if isinstance(value, (int, float)) and int(s) - 1 < self.players:
-                self.scores[int(s) - 1].add(value)
+        numeric = {int(s): v for s, v in (result.get("scores") or {}).items()
+                   if isinstance(v, (int, float)) and not isinstance(v, bool) and int(s) - 1 < self.players}
+        for s, value in numeric.items():
+            self.scores[s - 1].add(value)
+        others = [v for s, v in numeric.items() if s != winner]
+        if winner in numeric and others:
+            self.margin.add(numeric[winner] - max(others))
         self.decisions.add(rec["decisions"])
         self.turns.add(rec["turns"])
         if rec["decisions"]:
@@ -312,6 +333,7 @@ class Aggregator:
             "length": {"decisions": self.decisions.summary(), "turns": self.turns.summary(),
                        "decisions_histogram": self.decisions.histogram()},
             "score_histograms": [self.scores[s].histogram() for s in range(self.players)],
+            "margin": self.margin.summary(), "margin_histogram": self.margin.histogram(),
             "branching": self.branching.summary(), "time_per_game": self.time.summary(),
             "coverage": {"runs": dict(sorted(self.coverage.items())), "never_run": never},
             "cards": card_rows,
@@ -483,10 +505,10 @@ def _worker_init(stop) -> None:
 
 def _dask_chunks(config, chunks, scheduler, cluster_options):
     try:
-        # Dask is optional (`pip install rulesvm[dask]`): imported only when asked for.
+        # Dask is optional (the `dask` extra, see extras.py): imported only when asked for.
         from dask.distributed import Client, LocalCluster
     except ImportError:
-        raise ValueError("the Dask backend needs `pip install rulesvm[dask]`") from None
+        raise ValueError(f"the Dask backend needs Dask, which is not installed: {install_hint('dask')}") from None
     cluster = None
     try:
         if scheduler:

@@ -209,7 +209,8 @@ def simulate_overhead(path: str, reps: int, batch: int = 50) -> tuple[float, flo
     def raw_batch() -> float:
         start = time.process_time()
         for h in heads:
-            m = api.new_game(game, h["players"], h["seed"])
+            # Random bots read no knowledge, and simulate keeps none for them (Agent.reads_knowledge).
+            m = api.new_game(game, h["players"], h["seed"], knowledge=False)
             api.play(m, api.make_agents(dict(enumerate(h["agents"])), h["seed"]))
         return (time.process_time() - start) / batch * 1e6
 

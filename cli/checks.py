@@ -16,16 +16,18 @@ from rulesvm.dsl.diagnostics import DiagnosticError
 
 from .common import CARD_SET_OPT, GAME_ARG, SET_OPT, VARIANT_OPT, load, usage
 from .lazy import lazy
+from .paths import GAME_EXTS, require_file, require_path
 from .render import Screen
 
 if TYPE_CHECKING:
     from rulesvm.analysis import diff as variants_diff  # noqa: F401
-    from rulesvm.testing import scenario  # noqa: F401
+    from rulesvm.testing import scenario, suite  # noqa: F401
     from rulesvm.tooling import formatter, schemas  # noqa: F401
 
 # Each needed by one command only (see lazy.py).
 variants_diff = lazy("rulesvm.analysis.diff")
 scenario = lazy("rulesvm.testing.scenario")
+suite = lazy("rulesvm.testing.suite")
 schemas = lazy("rulesvm.tooling.schemas")
 formatter = lazy("rulesvm.tooling.formatter")
 
@@ -43,10 +45,9 @@ def validate(
         if os.path.isdir(p):
             for root, _, names in sorted(os.walk(p)):
                 files.extend(os.path.join(root, f) for f in sorted(names) if _is_game_file(os.path.join(root, f)))
-        elif os.path.exists(p):
-            files.append(p)
         else:
-            usage(screen, f"no such file or folder: {p}")
+            require_path(screen, p, "game", GAME_EXTS)
+            files.append(p)
     if not files:
         usage(screen, "no game files found", "a game file is a YAML file with a `rules:` key")
     all_diags = []
@@ -114,24 +115,47 @@ def info(
 def test_scenarios(
     paths: Optional[List[str]] = typer.Argument(None, help="Scenario files (*.scenario.yaml) or folders to search; "
                                                 "default: games/.", metavar="[PATH...]"),
+    keyword: Optional[List[str]] = typer.Option(None, "-k", help="Run only the scenarios whose file path or `name` "
+                                                "contains PATTERN (case-insensitive; repeatable: any of them).",
+                                                metavar="PATTERN"),
+    last_failed: bool = typer.Option(False, "--lf", "--last-failed", help="Run only the scenarios that failed the "
+                                     "last time they ran (all of them if none did); remembered in .rulesvm_cache/."),
+    jobs: int = typer.Option(1, "-j", "--jobs", help="Run N scenarios at a time in worker processes "
+                             "(0: one per core).", metavar="N"),
 ) -> None:
     """Run scenario files: a line per scenario, then `N passed, N failed`. Exit 1 on any failure."""
     screen = Screen()
     paths = paths or ["games"]
     for p in paths:
-        if not os.path.exists(p):
-            usage(screen, f"no such file or folder: {p}")
+        require_path(screen, p, "scenario", (".scenario.yaml",))
+    if jobs < 0:
+        usage(screen, f"-j {jobs}: give a number of processes, or 0 for one per core")
     files = scenario.find_scenarios(paths)
     if not files:
         usage(screen, "no scenario files (*.scenario.yaml) found in " + ", ".join(paths))
-    passed = failed = 0
-    for f in files:
-        result = scenario.run_scenario(f)
-        screen.scenario_line(os.path.relpath(f), result)
-        passed += result.passed
-        failed += not result.passed
-    screen.summary_line(passed, failed)
-    raise typer.Exit(1 if failed else 0)
+    files = [f for f in files if suite.matches(f, keyword or [])]
+    if not files:
+        usage(screen, "no scenario matches -k " + " -k ".join(keyword or []),
+              "a pattern is part of a scenario's file path or `name`")
+    remembered = suite.LastFailed.load(os.getcwd())
+    if last_failed:
+        again = remembered.select(files)
+        if again:
+            screen.note(f"running the {len(again)} scenario(s) that failed last time (of {len(files)})")
+            files = again
+        else:
+            screen.note("no scenario failed last time: running all of them")
+    counts = [0, 0]
+
+    def show(result) -> None:
+        screen.scenario_line(os.path.relpath(result.path), result)
+        counts[result.passed] += 1
+
+    results = suite.run_all(files, jobs or os.cpu_count() or 1, show)
+    remembered.record(results)
+    remembered.save()
+    screen.summary_line(counts[1], counts[0])
+    raise typer.Exit(1 if counts[0] else 0)
 
 
 def diff(
@@ -143,8 +167,7 @@ def diff(
 ) -> None:
     """Show what variants change: options, cards and rule parts (a unified diff)."""
     screen = Screen()
-    if not os.path.exists(game):
-        usage(screen, f"no such file: {game}")
+    require_file(screen, game)
     try:
         data = variants_diff.variant_diff(game, variant, card_set or [])
     except DiagnosticError as exc:
@@ -182,8 +205,7 @@ def schema(
     if game is None:
         screen.document(schemas.to_text(schemas.schema_for(kind or "game")))
         return
-    if not os.path.exists(game):
-        usage(screen, f"no such file: {game}", "give the path of a game's YAML file, e.g. games/my_game.yaml")
+    require_file(screen, game)
     kind = kind or "card-set"
     if kind not in schemas.CARD_KINDS:
         usage(screen, f"--kind {kind} has no cards to type by a game's card kinds",
@@ -221,10 +243,9 @@ def fmt(
             if not found:
                 usage(screen, f"no rules files (*.rules) in {p}")
             files.extend(found)
-        elif os.path.isfile(p):
-            files.append(p)
         else:
-            usage(screen, f"no such file or folder: {p}")
+            require_path(screen, p, "rules", (".rules",))
+            files.append(p)
     changed = failed = 0
     for path in files:
         try:

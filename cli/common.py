@@ -14,6 +14,7 @@ from rulesvm import api, saves
 from rulesvm.dsl.diagnostics import DiagnosticError
 from rulesvm.interpreter.runtime import PERSON_ONLY
 
+from .paths import require_file
 from .render import Screen
 
 GAME_ARG = typer.Argument(..., help="The game's YAML file (its entry point), e.g. games/my_game.yaml.",
@@ -35,8 +36,7 @@ def usage(screen: Screen, message: str, hint: str | None = None) -> None:
 
 
 def load(screen: Screen, path: str, card_sets, variants, set_pairs) -> api.Game:
-    if not os.path.exists(path):
-        usage(screen, f"no such file: {path}", "give the path of a game's YAML file, e.g. games/my_game.yaml")
+    require_file(screen, path)
     try:
         game = api.load_game(path, card_sets or [], variants or [], set_pairs=set_pairs or [])
     except DiagnosticError as exc:
@@ -47,6 +47,17 @@ def load(screen: Screen, path: str, card_sets, variants, set_pairs) -> api.Game:
     except ValueError as exc:
         usage(screen, str(exc))
     return game
+
+
+def changed_options(g: api.Game, values: dict) -> dict:
+    """The options in `values` (a start record's) that differ from the game's defaults."""
+    defaults = {name: o.default for name, o in g.model.options.items()}
+    return {k: v for k, v in values.items()
+            if k not in defaults or _plain(v) != _plain(defaults[k])}
+
+
+def _plain(value):
+    return list(value) if isinstance(value, tuple) else value
 
 
 def parse_seat(screen: Screen, text: str, players: int, what: str) -> int:

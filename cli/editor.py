@@ -23,5 +23,6 @@ def lsp(
                                "accepted because many editors pass it)."),
 ) -> None:
     """Run the language server for rules and game YAML files: errors as you type, hover, go to
-    definition, completion, formatting, outline. Editors start it; see docs/editors.md."""
+    definition, references, rename across files, completion, quick fixes, formatting, outline,
+    workspace symbols, semantic highlighting. Editors start it; see docs/editors.md."""
     lsp_server.run()

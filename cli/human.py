@@ -3,7 +3,8 @@
 It shows the seat's observation (never more), numbers the legal options, and reads an
 answer. Besides a number it understands `help`, `describe N` (`? N`: what a card option,
 or a card named, says), `show ZONE`, `save [FILE]`, `undo` and `quit`; anything else is
-asked again. End of input or Ctrl-C stop the game cleanly.
+asked again. A compound choice (`steps:`) is asked one pick at a time (`stepwise.py`). End
+of input or Ctrl-C stop the game cleanly.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from rulesvm.api import Undo
 from rulesvm.interpreter.agents import Agent
 
 from .render import board_changes, board_text, card_description, zone_text
+from .stepwise import TAKEN, TerminalSteps
 
 
 class QuitGame(Exception):
@@ -78,18 +80,32 @@ class HumanAgent(Agent):
         if d.help:
             out.print(Text(f"  {d.help}", style="dim"))
         order = display_order(view.match, d)
-        if len(d.options) <= LONG_LIST:
+        # A compound choice (`steps:`) is asked one pick at a time (stepwise.py).
+        steps = TerminalSteps(out, d) if d.steps is not None else None
+        if steps is not None:
+            steps.show()
+        elif len(d.options) <= LONG_LIST:
             self._list(d, order)
         else:
             out.print(f"  {len(d.options)} options: type one (e.g. `{d.options[0].label}`), or `list` to see them all")
         enter = f", Enter = {d.options[d.pass_index].label}" if d.pass_index >= 0 else ""
         while True:
-            answer = self._ask(f"[{seat}] choose 1-{len(d.options)} or type an option{enter} (help for commands) > ").strip()
+            answer = self._ask(steps.question(seat) if steps is not None else
+                               f"[{seat}] choose 1-{len(d.options)} or type an option{enter} (help for commands) > ").strip()
+            if steps is not None and answer:
+                got = steps.answer(answer)
+                if got is TAKEN:
+                    continue
+                if got is not None:
+                    if d.confirm and not self._confirm(d.options[got].label):
+                        steps.declined()
+                        continue
+                    return got
             if not answer:
                 if d.pass_index >= 0:
                     return d.pass_index         # passing is one keystroke
                 continue
-            index = _match_option(d, answer, order)
+            index = _match_option(d, answer, order) if steps is None else None
             if index is not None:
                 if d.confirm and not self._confirm(d.options[index].label):
                     continue
@@ -130,12 +146,14 @@ class HumanAgent(Agent):
                     return Undo(self.history, view.seat)
             elif word in ("quit", "exit", "q"):
                 raise QuitGame("quit")
+            elif steps is not None:
+                out.print(steps.refusal(answer))
             else:
                 out.print(f"  `{answer}` is not an option: type a number from 1 to {len(d.options)}, "
                           "an option, or help")
 
-    def _list(self, d, order: list) -> None:
-        for k, i in enumerate(order, 1):
+    def _list(self, d, order: list | None = None) -> None:
+        for k, i in enumerate(order or range(len(d.options)), 1):
             self.screen.out.print(f"  {k:>2}) {d.options[i].label}")
 
     def _confirm(self, label: str) -> bool:
@@ -144,6 +162,47 @@ class HumanAgent(Agent):
 
 
 LONG_LIST = 20
+
+
+class DrawFromSeed:
+    """The dealer's Enter: draw the outcome from the game's generator (the seed's game)."""
+
+    def apply(self, match) -> None:
+        match.sample_chance()
+
+
+class TerminalDealer(Agent):
+    """`rulesvm run --explicit-chance`: the person at the terminal gives the outcome of each
+    random event (a die with real dice, the next card of a shuffle), or presses Enter to
+    draw it from the seed. They see every outcome offered: it is a dealer's seat."""
+    name = "dealer"
+
+    def __init__(self, screen, read_line=input):
+        self.screen = screen
+        self.asker = HumanAgent(screen, read_line)
+
+    def choose(self, view):
+        out = self.screen.out
+        d = view.decision
+        out.print(Text(f"Chance: {d.prompt}", style="bold magenta"))
+        if len(d.options) <= LONG_LIST:
+            self.asker._list(d)
+        else:
+            out.print(f"  {len(d.options)} outcomes: type one (e.g. `{d.options[0].label}`), or `list` to see them all")
+        while True:
+            answer = self.asker._ask(f"[chance] choose 1-{len(d.options)}, type an outcome, or Enter to draw it > ").strip()
+            if not answer:
+                return DrawFromSeed()
+            index = _match_option(d, answer)
+            if index is not None:
+                return index
+            if answer.lower() == "list":
+                self.asker._list(d)
+            elif answer.lower() in ("quit", "exit", "q"):
+                raise QuitGame("quit")
+            else:
+                out.print(f"  `{answer}` is not an outcome: type a number from 1 to {len(d.options)}, an outcome, "
+                          "Enter to draw one, or quit")
 
 
 def _normal(text: str) -> str:
@@ -167,12 +226,12 @@ def display_order(match, d) -> list[int]:
     return order
 
 
-def _match_option(d, answer: str, order: list) -> int | None:
-    """An answer as an option: its number (as listed), its label (any case or spacing), or a
-    unique prefix."""
+def _match_option(d, answer: str, order: list | None = None) -> int | None:
+    """An answer as an option: its number (as listed, `order`: default the options' own), its
+    label (any case or spacing), or a unique prefix."""
     if answer.isdigit():
         k = int(answer)
-        return order[k - 1] if 1 <= k <= len(d.options) else None
+        return (order[k - 1] if order else k - 1) if 1 <= k <= len(d.options) else None
     want = _normal(answer)
     labels = [_normal(o.label) for o in d.options]
     if want in labels:

@@ -22,6 +22,7 @@ import typer
 
 from .checks import diff, fmt, info, schema, test_scenarios, validate
 from .editor import lsp
+from .helpstyle import Command, Group
 from .play import replay, resume, run
 from .serve import serve
 from .simulation import agents, compare, simulate
@@ -30,7 +31,7 @@ app = typer.Typer(
     name="rulesvm",
     help="Play, check and analyse card and board games written in the rulesvm rules language.",
     no_args_is_help=True,
-    add_completion=False,
+    cls=Group,
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
@@ -52,21 +53,10 @@ def _options(show_version: bool = typer.Option(False, "--version", is_eager=True
 
 
 # In this order in `rulesvm --help`.
-app.command()(run)
-app.command()(resume)
-app.command()(validate)
-app.command()(info)
-app.command()(replay)
-app.command("test")(test_scenarios)
-app.command()(diff)
-app.command()(simulate)
-app.command()(compare)
-app.command()(agents)
-app.command()(schema)
-app.command("fmt")(fmt)
-app.command()(serve)
-app.command()(lsp)
-
+for name, command in (("run", run), ("resume", resume), ("validate", validate), ("info", info), ("replay", replay),
+                      ("test", test_scenarios), ("diff", diff), ("simulate", simulate), ("compare", compare),
+                      ("agents", agents), ("schema", schema), ("fmt", fmt), ("serve", serve), ("lsp", lsp)):
+    app.command(name, cls=Command)(command)
 
 def main() -> None:
     stop = {"signal": None}
@@ -80,7 +70,9 @@ def main() -> None:
             raise KeyboardInterrupt
     signal.signal(signal.SIGTERM, on_sigterm)
     try:
-        app()
+        # The name `rulesvm` however it was started (`python -m rulesvm.cli.main` too): usage
+        # lines and shell completion (its _RULESVM_COMPLETE variable) are named after it.
+        app(prog_name="rulesvm")
     except KeyboardInterrupt:
         sys.stderr.write("interrupted\n")
         sys.exit(143 if stop["signal"] else 130)

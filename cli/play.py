@@ -8,19 +8,23 @@ from __future__ import annotations
 
 import os
 import secrets
+import sys
 from typing import TYPE_CHECKING, List, Optional
 
 import typer
 
 from rulesvm import api, saves
 from rulesvm.dsl.diagnostics import DiagnosticError
-from rulesvm.interpreter import RulesRuntimeError
+from rulesvm.interpreter import CHANCE, RulesRuntimeError
 from rulesvm.interpreter.agents import AgentSpecError
 
-from .common import (ALLOW_EDITED_OPT, CARD_SET_OPT, GAME_ARG, SET_OPT, UNDO_OPT, VARIANT_OPT, JsonlLog, check_writable,
-                     load, log_header, parse_seat, player_count, read_hands, seat_pairs, undo_any, usage)
-from .human import HumanAgent, QuitGame
+from . import stepper
+from .common import (ALLOW_EDITED_OPT, CARD_SET_OPT, GAME_ARG, SET_OPT, UNDO_OPT, VARIANT_OPT, JsonlLog, changed_options,
+                     check_writable, load, log_header, parse_seat, player_count, read_hands, seat_pairs, undo_any,
+                     usage)
+from .human import HumanAgent, QuitGame, TerminalDealer
 from .lazy import lazy
+from .paths import require_file
 from .render import Screen
 
 if TYPE_CHECKING:
@@ -59,12 +63,19 @@ def run(
                                              "players choose them: SEAT=FILE (a YAML list of card ids) or "
                                              "SEAT=PRESET (repeatable).", metavar="SEAT=FILE"),
     undo: str = UNDO_OPT,
+    explicit_chance: bool = typer.Option(False, "--explicit-chance", help="Ask at the terminal for the outcome of "
+                                         "every random event (a die roll, a random pick, each card of a shuffle): "
+                                         "type it, or press Enter to draw it from the seed. For real dice, or to "
+                                         "set up a situation; not with --log or --save."),
 ) -> None:
     """Play a game: bots by default, `--human SEAT` for a person at the terminal."""
     screen = Screen(log_to_stderr=as_json, quiet=quiet)
     any_undo = undo_any(screen, undo)
     if save_at is not None and not save:
         usage(screen, "--save-at needs --save FILE")
+    if explicit_chance and (log or save):
+        usage(screen, "--explicit-chance cannot be combined with " + ("--log" if log else "--save"),
+              "a log or save of a game whose random outcomes were typed in could not be replayed from its seed")
     check_writable(screen, log, force, "log")
     check_writable(screen, save, force, "save")
     g = load(screen, game, card_set, variant, set_)
@@ -93,7 +104,9 @@ def run(
             screen.decision_echo(record, viewer)
         elif record["type"] in ("forced", "skipped"):
             tell_automatic(screen, record, viewer, verbose)
-        elif record["type"] in ("log", "reveal", "start"):
+        elif record["type"] == "start":
+            screen.start(record, changed_options(g, record["options"]))
+        elif record["type"] in ("log", "reveal"):
             screen.event(record, viewer)
     if save or humans:
         sink = saves.MoveRecorder(sink)         # a save records every answer since the start
@@ -107,8 +120,10 @@ def run(
     for h in humans:
         agents[h] = HumanAgent(screen, on_save=on_save, history=history, terminal=terminal, verbose=verbose,
                                layout=g.model.layout)
+    if explicit_chance:
+        agents[CHANCE] = TerminalDealer(screen)
     try:
-        match = api.new_game(g, n, seed, sink, debug, max_steps, hands=hands)
+        match = api.new_game(g, n, seed, sink, debug, max_steps, hands=hands, explicit_chance=explicit_chance)
         if save_at is not None:
             while not match.is_over and match.decisions_made < save_at:
                 s = match.current_player
@@ -133,7 +148,7 @@ def run(
     finally:
         if log_writer is not None:
             log_writer.close()
-    _finish(screen, g, match, result, seed, n, agents, as_json, quiet)
+    _finish(screen, g, match, result, seed, n, {s: a for s, a in agents.items() if s != CHANCE}, as_json, quiet)
 
 
 def tell_automatic(screen: Screen, record: dict, viewer: set | None, verbose: bool) -> None:
@@ -195,6 +210,7 @@ def resume(
     """
     screen = Screen(log_to_stderr=as_json, quiet=quiet)
     any_undo = undo_any(screen, undo)
+    require_file(screen, save_file, "save", (".json",))
     humans_here: set = set()          # filled below: the seats people play here
 
     def sink(record: dict) -> None:
@@ -264,6 +280,8 @@ def replay(
     force: bool = typer.Option(False, "--force", help="Overwrite an existing --log file."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print only the outcome."),
     allow_edited: bool = ALLOW_EDITED_OPT,
+    step: bool = typer.Option(False, "--step", help="At a terminal, show one decision at a time (Enter: next, "
+                              "b: back, q: quit). Piped, the whole replay is printed at once."),
 ) -> None:
     """Re-run a logged game against the current game files, step by step.
 
@@ -273,7 +291,16 @@ def replay(
     match (`--allow-edited` replays a log whose checksum does not, with a warning).
     """
     screen = Screen(quiet=quiet)
+    if step and quiet:
+        usage(screen, "--step shows the game one decision at a time; --quiet shows none of it", "leave one out")
     check_writable(screen, log, force, "log")
+    require_file(screen, log_file, "log", (".jsonl",))
+    if game is not None:
+        require_file(screen, game)
+    # Stepping needs a person at the terminal; piped (or in a script) everything is printed at once.
+    stepping = step and sys.stdin.isatty() and sys.stdout.isatty()
+    if step and not stepping:
+        screen.note("--step: not at a terminal, so the whole replay is printed at once")
     try:
         logged = logs.read_log(log_file, allow_edited)
         if logged.warnings:
@@ -294,29 +321,35 @@ def replay(
         writer = JsonlLog(log, {k: logged.start[k] for k in ("game_path", "card_sets", "agents")
                                  if k in logged.start})
 
+    def show(record: dict) -> None:
+        if record["type"] in ("decision", "forced"):
+            screen.decision_echo(record, viewer if viewer is not None else {record["player"]})
+        elif record["type"] == "start":
+            screen.start(record, changed_options(g, record["options"]))
+        elif record["type"] in ("log", "reveal", "undo"):
+            screen.event(record, viewer)
+    steps = stepper.Steps()
+
     def sink(record: dict) -> None:
         if writer is not None:
             writer(record)
-        if record["type"] in ("decision", "forced"):
-            screen.decision_echo(record, viewer if viewer is not None else {record["player"]})
-        elif record["type"] in ("log", "reveal", "start", "undo"):
-            screen.event(record, viewer)
+        if stepping:
+            steps.add(record)
+        else:
+            show(record)
+    failure = None
     try:
         match = logs.replay(logged, g, to, sink)
-    except DiagnosticError as exc:           # a record differs from the replayed game (E057)
-        screen.diagnostics(exc.diagnostics)
-        raise typer.Exit(1)
-    except logs.ReplayMismatch as exc:
-        where = f" (line {exc.line})" if exc.line else ""
-        screen.error(f"{exc.decision and f'decision {exc.decision}{where}: '}{exc.message}",
-                     "the rules changed since the log was written")
-        raise typer.Exit(1)
-    except RulesRuntimeError as exc:
-        screen.runtime_error(exc)
-        raise typer.Exit(1)
+    except (DiagnosticError, logs.ReplayMismatch, RulesRuntimeError) as exc:
+        failure = exc
     finally:
         if writer is not None:
             writer.close()
+    if stepping and not stepper.page(steps, show, screen.step_header):
+        screen.note("stopped stepping")
+        return
+    if failure is not None:
+        _replay_failed(screen, failure)
     if to is not None or not match.is_over:
         seat = as_seat - 1 if as_seat is not None else -1
         screen.state(match.observation(seat), as_seat)
@@ -324,3 +357,16 @@ def replay(
     else:
         screen.result(match.result, {s: logged.start.get("agents", {}).get(str(s + 1), "?")
                                      for s in range(players)}, g.name)
+
+
+def _replay_failed(screen: Screen, exc: Exception) -> None:
+    """Where and why a replay stopped; exits 1."""
+    if isinstance(exc, DiagnosticError):            # a record differs from the replayed game (E057)
+        screen.diagnostics(exc.diagnostics)
+    elif isinstance(exc, logs.ReplayMismatch):
+        where = f" (line {exc.line})" if exc.line else ""
+        screen.error(f"{exc.decision and f'decision {exc.decision}{where}: '}{exc.message}",
+                     "the rules changed since the log was written")
+    else:
+        screen.runtime_error(exc)
+    raise typer.Exit(1)

@@ -91,9 +91,6 @@ class Screen:
             if to is not None and viewer is not None and not viewer & set(to):
                 return
             self.log_console.print(Text(record["text"]))
-        elif kind == "start":
-            self.log_console.print(Text(f"{record['game']}: {record['players']} players, seed {record['seed']}",
-                                        style="bold"))
         elif kind == "undo":
             self.log_console.print(Text(f"  Player {record.get('player')} takes back every decision after "
                                         f"#{record.get('to')}", style="dim"))
@@ -102,6 +99,16 @@ class Screen:
         """A decision the engine took for a person here, with the reason (api.automatic_text)."""
         if not self.quiet:
             self.log_console.print(Text("  " + text, style="yellow"))
+
+    def start(self, record: dict, changed: dict) -> None:
+        """The game's first line: the game, players, seed, the variants and the options set
+        away from their defaults (`changed`), so a pasted transcript says how it was played."""
+        if not self.quiet:
+            self.log_console.print(Text(start_line(record, changed), style="bold"))
+
+    def step_header(self, step: int, last: int) -> None:
+        """`rulesvm replay --step`: which step follows (0: the set-up)."""
+        self.out.print(Text(f"-- step {step}/{last}" + (" (the set-up)" if step == 0 else "") + " --", style="dim"))
 
     def decision_echo(self, record: dict, viewer: set | None) -> None:
         """Verbose mode: show each decision (secret ones only to their own seat)."""
@@ -170,9 +177,12 @@ class Screen:
 
     def comparison(self, data: dict) -> None:
         for v in data["variants"]:
-            t = Table(title=f"base vs {', '.join(v['variants'])} ({v['games']} games each, same seeds)")
-            for h in ("metric", "base", "variant", "difference", "p-value", "significant"):
-                t.add_column(h)
+            # The columns are named after what was played: the base game and this variant.
+            name = " + ".join(v["variants"])
+            t = Table(title=f"base game vs {name} ({v['games']} games each, same seeds)", title_justify="left")
+            t.add_column("metric", min_width=14)
+            for h in ("base game", name, "difference", "p-value", "p < 0.05"):
+                t.add_column(h, justify="right", no_wrap=True, min_width=len(h))
             for m in v["metrics"]:
                 t.add_row(m["metric"], _num(m["base"]), _num(m["variant"]), _num(m["difference"], signed=True),
                           _num(m["p_value"]), "yes" if m["significant"] else "")
@@ -251,8 +261,12 @@ class Screen:
                 (f"; MCTS playouts stop after {bots['playout']} decisions" if "playout" in bots else
                  "; MCTS playouts run to the end"))
         if info["options"]:
+            # Names are what a user types (`--set NAME=VALUE`): never cut or wrapped, whatever the
+            # width (80 columns when piped); descriptions wrap instead.
             t = Table(title="Options")
-            for col in ("name", "type", "default", "allowed", "description"):
+            t.add_column("name", no_wrap=True)
+            t.add_column("type", no_wrap=True)
+            for col in ("default", "allowed", "description"):
                 t.add_column(col)
             for opt in info["options"]:
                 allowed = (f"{opt['range'][0]}..{opt['range'][1]}" if opt["range"] else
@@ -261,13 +275,14 @@ class Screen:
             o.print(t)
         if info["variants"]:
             t = Table(title="Variants")
-            t.add_column("name")
+            t.add_column("name", no_wrap=True)
             t.add_column("description")
             for v in info["variants"]:
                 t.add_row(v["name"], v.get("description") or v["path"])
             o.print(t)
         t = Table(title="Zones")
-        for col in ("zone", "scope", "order", "who sees it"):
+        t.add_column("zone", no_wrap=True)
+        for col in ("scope", "order", "who sees it"):
             t.add_column(col)
         for z in info["zones"]:
             sees = {"all": "everyone", "owner": "its owner", "none": "nobody (count only)"}[z["visible"]]
@@ -277,7 +292,7 @@ class Screen:
                       "ordered" if z["ordered"] else "unordered", sees)
         o.print(t)
         t = Table(title=f"Cards ({info['cards']['total']} in {info['cards']['entries']} entries)")
-        t.add_column("kind")
+        t.add_column("kind", no_wrap=True)
         t.add_column("count", justify="right")
         t.add_column("fields")
         for kind, count in info["cards"]["by_kind"].items():
@@ -316,6 +331,17 @@ def _text_lines(card: dict) -> list[str]:
     for s in sides:
         lines.append(f"{s['side']} ({s['name']}): {s['text']}")
     return lines or ["(no rule text)"]
+
+
+def start_line(record: dict, options: dict) -> str:
+    """`my_game: 4 players, seed 7; variant short; options rounds=3`."""
+    variants = record.get("variants") or []
+    players = record["players"]
+    line = f"{record['game']}: {players} player{'' if players == 1 else 's'}, seed {record['seed']}; "
+    line += (("variant " if len(variants) == 1 else "variants ") + ", ".join(variants)) if variants else "no variant"
+    line += "; options " + ", ".join(f"{k}={_show(v)}" for k, v in options.items()) if options else \
+        "; default options"
+    return line
 
 
 def _num(v, signed: bool = False) -> str:

@@ -3,16 +3,17 @@
     rulesvm serve games/my_game.yaml --players 4 --bots 2,3,4
     rulesvm serve games/my_game.yaml --agent 2=mcts:iterations=300
     rulesvm serve --replay game.jsonl
+    rulesvm serve games/                   # a lobby: the host picks the game and the seats
 
-It prints one address per seat (each with its own secret token) and opens the first person's
-seat in the browser. The server is `rulesvm.web` (Starlette on uvicorn); this module only
-reads the options, loads the game and prints, through `cli.render`. See docs/web.md.
+It prints one address per seat (each with its own secret token) and the host's address (the
+lobby and the debug panel), and opens the first person's seat (or the lobby) in the browser.
+The server is `rulesvm.web` (Starlette on uvicorn); this module only reads the options, loads
+the game and prints, through `cli.render`. See docs/web.md.
 """
 
 from __future__ import annotations
 
 import ipaddress
-import os
 import secrets
 import signal
 import socket
@@ -31,12 +32,14 @@ from rulesvm.interpreter.agents import AgentSpecError, make_agent
 from .common import (ALLOW_EDITED_OPT, UNDO_OPT, JsonlLog, check_writable, load, log_header, parse_seat,
                      player_count, read_hands, seat_pairs, undo_any, usage)
 from .lazy import lazy
+from .paths import require_file
 from .render import Screen
 
 if TYPE_CHECKING:
     import uvicorn  # noqa: F401
     from rulesvm.tooling import replay as logs  # noqa: F401
-    from rulesvm.web import connections, replay as web_replay, server, table as web_table  # noqa: F401
+    from rulesvm.web import connections, host as web_host, lobby as web_lobby  # noqa: F401
+    from rulesvm.web import replay as web_replay, server, table as web_table  # noqa: F401
 
 # The most connections a table holds at once (pages, their sockets, the pictures they load).
 MAX_CONNECTIONS = 100
@@ -47,6 +50,8 @@ web_replay = lazy("rulesvm.web.replay")
 server = lazy("rulesvm.web.server")
 connections = lazy("rulesvm.web.connections")
 web_table = lazy("rulesvm.web.table")
+web_host = lazy("rulesvm.web.host")
+web_lobby = lazy("rulesvm.web.lobby")
 
 
 def _url_host(host: str) -> str:
@@ -111,8 +116,10 @@ def _open_browser(url: str) -> None:
 
 
 def serve(
-    game: Optional[str] = typer.Argument(None, help="The game's YAML file. With --replay: the game to replay the "
-                                         "log against (default: the file the log names).", show_default=False),
+    game: Optional[str] = typer.Argument(None, help="The game's YAML file, or a folder of games (a lobby: the host "
+                                         "picks the game, options and seats in the browser). With --replay: the game "
+                                         "to replay the log against (default: the file the log names).",
+                                         show_default=False),
     players: Optional[int] = typer.Option(None, "--players", "-p", help="Number of players (the game's default "
                                           "if omitted)."),
     seed: Optional[int] = typer.Option(None, "--seed", "-s", help="Random seed (random and printed if omitted): "
@@ -144,8 +151,10 @@ def serve(
                                                 "(repeatable, in order).", metavar="NAME|FILE"),
     hand: Optional[List[str]] = typer.Option(None, "--hand", help="The cards a seat brings, in games with hands: "
                                              "SEAT=FILE or SEAT=PRESET (repeatable).", metavar="SEAT=FILE"),
+    paused: bool = typer.Option(False, "--paused", help="The bots wait until the host runs or steps them from the "
+                                "host's panel."),
 ) -> None:
-    """Play a game in the browser with bots and friends (a web table), or watch a logged game.
+    """Play a game in the browser with bots and friends, open a lobby of a folder's games, or watch a logged game.
 
     Prints one address per seat, each with its own secret token: only whoever has a seat's address can play it. The table listens on 127.0.0.1 (this machine) unless --host says otherwise.
     """
@@ -165,11 +174,23 @@ def serve(
     if allow_edited:
         usage(screen, "--allow-edited applies to a log read with --replay")
     if game is None:
-        usage(screen, "give the game's YAML file (e.g. rulesvm serve games/my_game.yaml), or --replay LOG")
+        usage(screen, "give the game's YAML file (e.g. rulesvm serve games/my_game.yaml), a folder of games "
+              "(a lobby), or --replay LOG")
+    if os.path.isdir(game):
+        clash = [name for name, given in (("--players", players is not None), ("--seed", seed is not None),
+                                          ("--bots", bots is not None), ("--agent", bool(agent)), ("--log", log),
+                                          ("--set", bool(set_)), ("--variant", bool(variant)),
+                                          ("--card-set", bool(card_set)), ("--hand", bool(hand)),
+                                          ("--no-undo", no_undo), ("--paused", paused)) if given]
+        if clash:
+            usage(screen, f"a lobby ({game} is a folder): {', '.join(clash)} do not apply",
+                  "the host picks the game, its options and seats on the host's page")
+        _serve_lobby(screen, game, host, port, no_browser, bot_delay)
+        return
     check_writable(screen, log, force, "log")
     any_undo = undo_any(screen, undo)
     _serve_game(screen, game, players, seed, bots, agent, host, port, no_browser, log, bot_delay,
-                None if no_undo else ("any" if any_undo else "safe"), card_set, set_, variant, hand)
+                None if no_undo else ("any" if any_undo else "safe"), card_set, set_, variant, hand, paused)
 
 
 def _bot_seats(screen: Screen, bots: Optional[str], agent: Optional[List[str]], n: int) -> dict:
@@ -191,7 +212,7 @@ def _bot_seats(screen: Screen, bots: Optional[str], agent: Optional[List[str]], 
 
 
 def _serve_game(screen, game, players, seed, bots, agent, host, port, no_browser, log, bot_delay, undo_mode,
-                card_set, set_, variant, hand) -> None:
+                card_set, set_, variant, hand, paused=False) -> None:
     """`undo_mode`: None (no undo), "safe" or "any" (see --undo)."""
     g = load(screen, game, card_set, variant, set_)
     n = player_count(screen, g, players)
@@ -211,7 +232,8 @@ def _serve_game(screen, game, players, seed, bots, agent, host, port, no_browser
 
     try:
         table = web_table.Table(g, n, seed, specs, record=record if log_writer else None, bot_delay=bot_delay,
-                                    undo=undo_mode is not None, undo_any=undo_mode == "any", hands=hands)
+                                    undo=undo_mode is not None, undo_any=undo_mode == "any", hands=hands,
+                                    paused=paused)
     except RulesRuntimeError as exc:
         sock.close()
         screen.runtime_error(exc)
@@ -239,6 +261,11 @@ def _serve_game(screen, game, players, seed, bots, agent, host, port, no_browser
         screen.out.print(Text.assemble(f"  Player {s + 1} ({who}): ", (url, "cyan")))
         if first is None and s not in specs:
             first = url
+    the_host = web_host.Host()
+    screen.out.print(Text.assemble("  Host (lobby and panel, keep it to yourself): ",
+                                   (f"{base}/host/{the_host.token}", "cyan")))
+    if paused:
+        screen.note("The bots are paused: run or step them from the host's panel.")
     if host in ("0.0.0.0", "::"):
         screen.note("Others on the network: use this machine's address instead of "
                     f"{_url_host(host).strip('[]')} in the addresses above.")
@@ -254,7 +281,7 @@ def _serve_game(screen, game, players, seed, bots, agent, host, port, no_browser
     # log is closed with its checksum rather than cut off.
     previous = signal.signal(signal.SIGTERM, _terminated)
     try:
-        _run_server(server.create_app(table), sock)
+        _run_server(server.create_app(table, host=the_host), sock)
     except Terminated:
         pass
     finally:
@@ -262,6 +289,34 @@ def _serve_game(screen, game, players, seed, bots, agent, host, port, no_browser
         if log_writer is not None:
             log_writer.close()
         screen.note("Table closed.")
+
+
+def _serve_lobby(screen, folder, host, port, no_browser, bot_delay) -> None:
+    """A lobby: the games of `folder`; the host opens tables from the host's page."""
+    catalogue = web_lobby.Catalogue.scan(folder)
+    for name, reason in catalogue.skipped:
+        screen.note(f"not listed: {name} ({reason})")
+    if not catalogue.games:
+        screen.error(f"no game files in {folder}", "a game file is a YAML file with `rules:` (see docs/tutorial.md)")
+        raise typer.Exit(1)
+    sock = _listen(screen, host, port)
+    the_host = web_host.Host(catalogue)
+    url = f"http://{_url_host(host)}:{sock.getsockname()[1]}/host/{the_host.token}"
+    count = len(catalogue.games)
+    screen.out.print(Text(f"Lobby of {folder}: {count} game{'s' if count != 1 else ''}", style="bold"))
+    screen.out.print(Text.assemble("  Host (keep it to yourself): ", (url, "cyan")))
+    screen.note("Open a table there, then give each player their seat's address. Ctrl-C stops the server.")
+    sys.stdout.flush()
+    if not no_browser:
+        _open_browser(url)
+    previous = signal.signal(signal.SIGTERM, _terminated)
+    try:
+        _run_server(server.create_app(host=the_host, bot_delay=bot_delay), sock)
+    except Terminated:
+        pass
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        screen.note("Lobby closed.")
 
 
 class Terminated(Exception):
@@ -273,8 +328,9 @@ def _terminated(signum, frame) -> None:
 
 
 def _serve_replay(screen, path, game, host, port, no_browser, allow_edited) -> None:
-    if game is not None and not os.path.exists(game):
-        usage(screen, f"no such file: {game}")
+    if game is not None:
+        require_file(screen, game)
+    require_file(screen, path, "log", (".jsonl",))
     try:
         logged = logs.read_log(path, allow_edited)
         if logged.warnings:

@@ -19,15 +19,17 @@ from rulesvm.interpreter.agents import AgentSpecError, make_agent, registered_ag
 
 from .common import CARD_SET_OPT, GAME_ARG, SET_OPT, VARIANT_OPT, check_writable, usage
 from .lazy import lazy
+from .paths import require_file
 from .render import Screen
 
 if TYPE_CHECKING:
     from rich import progress  # noqa: F401
-    from rulesvm.analysis import report as rep, simulate as sim  # noqa: F401
+    from rulesvm.analysis import plots, report as rep, simulate as sim  # noqa: F401
 
 # What only `simulate` and `compare` need (see lazy.py).
 progress = lazy("rich.progress")
 rep = lazy("rulesvm.analysis.report")
+plots = lazy("rulesvm.analysis.plots")
 sim = lazy("rulesvm.analysis.simulate")
 
 
@@ -41,8 +43,7 @@ def _sim_config(screen, game, n, players, agents_text, variant, set_, seed, card
         usage(screen, f"-n must be at least 1, not {n}")
     if max_decisions < 1:
         usage(screen, f"--max-decisions must be at least 1, not {max_decisions}")
-    if not os.path.exists(game):
-        usage(screen, f"no such file: {game}")
+    require_file(screen, game)
     agents_list = tuple(split_agent_list(agents_text)) if agents_text else ("random",)
     for spec in agents_list:
         try:
@@ -57,7 +58,9 @@ def _sim_config(screen, game, n, players, agents_text, variant, set_, seed, card
 def _run_simulation(screen, config, jobs, backend, scheduler, quiet, label=""):
     bar = progress.Progress(progress.TextColumn(f"[bold]{label or 'simulating'}"), progress.BarColumn(),
                            progress.MofNCompleteColumn(), progress.TextColumn("{task.fields[rate]} games/s"),
-                           progress.TimeRemainingColumn(), console=screen.err, disable=quiet, transient=True)
+                           progress.TimeRemainingColumn(), console=screen.err, transient=True,
+                           # Only at a terminal: redirected, a bar would leave blank lines in the file.
+                           disable=quiet or not screen.err.is_terminal)
     started = [None]
     with bar:
         task = bar.add_task("games", total=config.n, rate="-")
@@ -90,7 +93,8 @@ SIM_AGENTS = typer.Option(None, "--agents", help="Agents, comma separated, given
                           "different agents rotate over the seats game by game "
                           "(e.g. mcts:iterations=200,random). Default: random.", metavar="LIST")
 SIM_JOBS = typer.Option(None, "--jobs", "-j", min=1, help="Worker processes (default: all cores). Results do not depend on it.")
-SIM_BACKEND = typer.Option("local", "--backend", help="`local` processes, or `dask` (pip install rulesvm\\[dask]).")
+SIM_BACKEND = typer.Option("local", "--backend", help="`local` processes, or `dask` (the dask extra: "
+                           "pip install 'rulesvm\\[dask]', or pip install -e '.\\[dask]' in a checkout).")
 SIM_SCHEDULER = typer.Option(None, "--scheduler", help="With --backend dask: the address of a running scheduler "
                              "(tcp://host:8786); without it a temporary local cluster is started.", metavar="ADDRESS")
 
@@ -114,10 +118,11 @@ def simulate(
     standings: str = SIM_STANDINGS,
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
     csv: Optional[str] = typer.Option(None, "--csv", help="Write the summary's tables as CSV to FILE.", metavar="FILE"),
-    plot: Optional[str] = typer.Option(None, "--plot", help="Write a PNG with the win rates, game lengths and scores.",
-                                       metavar="FILE.png"),
-    report: Optional[str] = typer.Option(None, "--report", help="Write a self-contained HTML report.",
-                                         metavar="FILE.html"),
+    plot: Optional[str] = typer.Option(None, "--plot", help="Write a PNG with the win rates by agent (95% intervals), "
+                                       "the game length, the winner's margin and the cards' win rates and use "
+                                       "(needs matplotlib).", metavar="FILE.png"),
+    report: Optional[str] = typer.Option(None, "--report", help="Write a self-contained HTML page: the plots, "
+                                         "each explained, and every table, sortable.", metavar="FILE.html"),
     force: bool = typer.Option(False, "--force", help="Overwrite existing output files."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
 ) -> None:
@@ -187,19 +192,23 @@ def _exit_if_failed(stop: dict, *summaries) -> None:
 
 
 def _write_outputs(screen, summary, csv, plot, report) -> None:
-    png = None
-    if plot or report:
-        try:
-            png = rep.plot_png(summary)
-        except ValueError as exc:
-            if plot:
-                usage(screen, str(exc))
     if plot:
+        try:
+            png = plots.plot_png(summary)
+        except plots.PlotsUnavailable as exc:
+            usage(screen, str(exc))
         with open(plot, "wb") as fh:
             fh.write(png)
     if report:
+        figures, missing = [], None
+        try:
+            figures = plots.panel_pngs(summary)
+        except plots.PlotsUnavailable as exc:
+            # The report is still written, with every table; it and stderr say why it has no plots.
+            missing = str(exc)
+            screen.error(f"the report {report} has no plots: {missing}")
         with open(report, "w", encoding="utf-8") as fh:
-            fh.write(rep.html_report(summary, png))
+            fh.write(rep.html_report(summary, figures, missing))
     if csv:
         with open(csv, "w", newline="", encoding="utf-8") as fh:
             w = csvmod.writer(fh)

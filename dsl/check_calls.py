@@ -159,5 +159,22 @@ class CallChecks:
                 self.r.error("E303", f"argument `{p.name}` of `{prim.name}` should be "
                              f"{LIKE_WORDS[p.type] if p.type in LIKE_WORDS else substitute(p.type, binding)}"
                              f", found {t}", a.span)
+        if "steps" in by_name and slots[by_name["steps"]] is not None:
+            self._check_steps(prim, slots, by_name, binding)
         self.res.calls[e] = ("prim", prim.name, tuple(slots))
         return substitute(prim.returns, binding)
+
+    def _check_steps(self, prim, slots, by_name: dict, binding: dict) -> None:
+        """A compound choice (`steps:`): every option is a list of picks, one per step."""
+        steps = slots[by_name["steps"]]
+        options_t = binding.get("T", ANY)
+        if options_t.name != "list" and options_t not in (ANY, NONE):
+            self.r.error("E303", f"with `steps:`, each option of `{prim.name}` should be a list of picks "
+                         f"(one per step), found options of type {options_t}", (slots[0] or steps).span,
+                         "e.g. options [[\"R1\", \"A+\"], [\"R2\", \"D-\"]] with steps: [\"Aim\", \"Move\"]")
+        if isinstance(steps, A.ListLit) and not steps.items:
+            self.r.error("E303", "`steps:` should name at least one step", steps.span,
+                         "one text per pick, e.g. steps: [\"Aim\", \"Round 1\"]")
+        if "pass" in by_name and slots[by_name["pass"]] is not None:
+            self.r.error("E305", f"`{prim.name}` cannot take both `steps:` and `pass:`",
+                         slots[by_name["pass"]].span, "make passing one of the picks of a step instead")

@@ -17,6 +17,7 @@ import contextvars
 import difflib
 import functools
 import os
+import re
 from dataclasses import dataclass, field
 
 from .reading import read_bytes
@@ -85,7 +86,43 @@ class Reporter:
 
     def raise_if_errors(self) -> None:
         if self.has_errors:
-            raise DiagnosticError(self.diagnostics)
+            raise DiagnosticError(without_knock_on(self.diagnostics))
+
+
+# Warnings that an error often causes: a card whose kind or ability is misspelled leaves the
+# kind without cards (W406), the ability unused (W402) and what only it calls unreached (W401,
+# W403); `scored(1)` for `emit scored(1)` leaves the event never emitted (W404); a mistake in
+# a function's body, or in the one place that calls it, leaves it unused. Such a warning is
+# held back while an error may explain it, so the list shows the causes; once the errors are
+# fixed, any that remain are reported.
+KNOCK_ON = frozenset({"W401", "W402", "W403", "W404", "W406"})
+CARD_DATA_ERRORS = frozenset({"E230", "E231", "E232", "E233", "E234"})
+_QUOTED = re.compile(r"`([A-Za-z_][A-Za-z0-9_]*)`")
+
+
+def without_knock_on(diags: list) -> list:
+    """The diagnostics without the warnings that may follow from an error: any usage warning
+    when a card entry has an error (a dropped card uses its kind and ability); else one about a
+    name an error or its hint names, or about a declaration an error lies inside."""
+    errors = [d for d in diags if d.is_error]
+    if not errors:
+        return list(diags)
+    cards_broken = any(d.code in CARD_DATA_ERRORS for d in errors)
+    named = {n for d in errors for n in _QUOTED.findall(d.message + " " + (d.hint or ""))}
+
+    def follows(w: Diagnostic) -> bool:
+        if w.is_error or w.code not in KNOCK_ON:
+            return False
+        if cards_broken:
+            return True
+        subject = _QUOTED.search(w.message)
+        if subject is not None and subject.group(1) in named:
+            return True
+        s = w.span
+        return any(e.span.file == s.file and (s.line, s.col) <= (e.span.line, e.span.col) <= (s.end_line, s.end_col)
+                   for e in errors)
+
+    return [d for d in diags if not follows(d)]
 
 
 # Comparing a name with every known one costs: a hostile file with thousands of names and

@@ -13,16 +13,19 @@ placed where it cannot go, E092 a drawing style that does not fit the zone.
 from __future__ import annotations
 
 from .diagnostics import Diagnostic, did_you_mean
+from .widgets import check_widgets
 
 INDEXED_STYLES = {"grid": 2, "columns": 1}
 
 
-def check_layout(layout, zones: dict, variables: dict, kinds: dict, marks) -> list[Diagnostic]:
-    """Every problem of `layout` (the game file's `layout:` value); [] when it is absent."""
+def check_layout(layout, zones: dict, variables: dict, kinds: dict, marks, options: dict | None = None) -> list[Diagnostic]:
+    """Every problem of `layout` (the game file's `layout:` value); [] when it is absent.
+    `options`: the game's options (the bounds of widgets may name them)."""
     if not isinstance(layout, dict) or not layout:
         return []
     out: list[Diagnostic] = []
     names = {n for n in zones if n != "box"}
+    widgets = layout.get("widgets") if isinstance(layout.get("widgets"), dict) else {}
 
     def err(code, message, path, hint=None):
         out.append(Diagnostic(code, message, marks.span(("layout",) + tuple(path)), hint))
@@ -31,7 +34,8 @@ def check_layout(layout, zones: dict, variables: dict, kinds: dict, marks) -> li
         if name in zones:
             return True
         err("E090", f"unknown {what} `{name}` in the layout", path,
-            did_you_mean(name, names) or "the zones are declared in the rules with `zone NAME: ...`")
+            did_you_mean(name, names | set(widgets)) or "the zones are declared in the rules with `zone NAME: ...`, "
+            "widgets under `layout.widgets`")
         return False
 
     placed: dict = {}
@@ -55,6 +59,9 @@ def check_layout(layout, zones: dict, variables: dict, kinds: dict, marks) -> li
                 if name is None:
                     continue
                 path = (area, i, j) if rows else (area, i)
+                if name in widgets and name not in zones:
+                    seen_here.setdefault(name, []).append((i, j, path))     # placed like a zone (dsl/widgets.py)
+                    continue
                 if not zone_name(name, path):
                     continue
                 if name == "box":
@@ -100,6 +107,7 @@ def check_layout(layout, zones: dict, variables: dict, kinds: dict, marks) -> li
             if key in hint and len(z.dims) != dims:
                 err("E092", f"`{key}` is for zones declared `{'indexed(cols, rows)' if dims == 2 else 'indexed(n)'}`",
                     ("zones", name, key))
+    check_widgets(layout, zones, variables, options or {}, err)
     var_hints = layout.get("vars") or {}
     shown = {n for n, v in variables.items() if v.scope in ("global", "player")}
     for i, name in enumerate(var_hints.get("hide") or []):

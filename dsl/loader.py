@@ -19,7 +19,8 @@ from . import ast as A
 from . import card_text
 from .check_support import const_value, type_of_value
 from .checker import Checker
-from .diagnostics import Diagnostic, DiagnosticError, Reporter, Span, did_you_mean, listing, suggestion_budget
+from .diagnostics import (Diagnostic, DiagnosticError, Reporter, Span, did_you_mean, listing, suggestion_budget,
+                          without_knock_on)
 from .files import CheckSession, GameBudget, display_path, read_text, resolve_inside
 from .layout import check_layout
 from .model import CardDef, Formula, GameModel
@@ -177,7 +178,7 @@ class GameLoader:
 
     def stop_if_capped(self) -> None:
         if self.stopped:
-            raise DiagnosticError(self.reporter.diagnostics)
+            raise DiagnosticError(without_knock_on(self.reporter.diagnostics))
 
     @property
     def stopped(self) -> bool:
@@ -402,7 +403,7 @@ class GameLoader:
             try:
                 spec = load_variant(path, display_path(path), self.budget, span)
             except DiagnosticError as exc:
-                self.reporter.extend(exc.diagnostics)
+                self.reporter.extend(_located(exc.diagnostics, span) if span is not None else exc.diagnostics)
                 continue
             if spec.name in seen:
                 self.reporter.error("E065", f"variant `{spec.name}` is applied twice", spec.marks.span(("variant",)),
@@ -574,7 +575,7 @@ class GameLoader:
         self.stop_if_capped()
         files = self.parse_rules_files(data, marks)
         if self.reporter.has_errors:        # syntax errors: nothing sensible to check further
-            raise DiagnosticError(self.reporter.diagnostics)
+            raise DiagnosticError(without_knock_on(self.reporter.diagnostics))
         for spec in self.variant_specs:
             # A part that cannot be replaced keeps the base version, so checking goes on.
             files, diags = apply_rules(files, spec)
@@ -592,7 +593,7 @@ class GameLoader:
             if not any(c.kind == kind.name for c in cards):
                 self.reporter.warning("W406", f"card kind `{kind.name}` has no cards in the data", kind.span)
         self.reporter.extend(check_layout(data.get("layout"), self.checker.zones, self.checker.vars,
-                                          self.checker.kinds, marks))
+                                          self.checker.kinds, marks, self.checker.options))
         players, players_marks = data["players"], marks
         for spec in self.variant_specs:        # a variant may change the number of players
             if "players" in spec.data:
@@ -607,7 +608,7 @@ class GameLoader:
                                     players_marks.span(("players",)))
             players = (lo, hi, default)
         if self.reporter.has_errors:
-            raise DiagnosticError(self.reporter.diagnostics)
+            raise DiagnosticError(without_knock_on(self.reporter.diagnostics))
         checker = self.checker
         model = GameModel(
             id=data["id"], name=_localized(data["name"]), description=_localized(data.get("description")),
@@ -625,7 +626,7 @@ class GameLoader:
                                 "judge, but the rules declare no `evaluate`", marks.span(("bots", "playout")),
                                 hint="declare `func evaluate(p: player) -> int` in the rules, or remove `playout`")
         if self.reporter.has_errors:
-            raise DiagnosticError(self.reporter.diagnostics)
+            raise DiagnosticError(without_knock_on(self.reporter.diagnostics))
         model.warnings = [d for d in self.reporter.diagnostics if not d.is_error]
         model.checker = checker
         model.option_overrides = dict(self.option_overrides)

@@ -18,7 +18,11 @@ from lark.parsers.lalr_analysis import Shift
 
 from . import ast as A
 from .diagnostics import Diagnostic, DiagnosticError, Span
-from .remembered import remember
+from .parts import joined, top_level_parts
+from .remembered import remember, remembering
+from .source_text import (DECLARATION_KEYWORDS, declaration_at, end_position, interpolation_end, strip_comment,
+                          strip_comments, unclosed_opener, word_before)
+from .source_text import comment_start  # noqa: F401 - read from here by the formatter
 
 GRAMMAR_PATH = os.path.join(os.path.dirname(__file__), "grammar.lark")
 
@@ -44,12 +48,17 @@ def _terminal_text() -> dict[str, str]:
     return names
 
 
+# How a token found where it does not belong is named in "unexpected ...": its category
+# without an article, so the message reads "unexpected name `y`" (keywords as themselves).
+_FOUND = {"NAME": "name", "INT": "number", "STRING": "text"}
+
+
 def describe_token(token) -> str:
     if getattr(token, "type", None) == "$END":
         return "the end of the file"
     text = str(token)
-    if token.type in ("NAME", "INT", "STRING"):
-        return f"{_terminal_text()[token.type]} `{text}`"
+    if token.type in _FOUND and text not in KEYWORDS:
+        return f"{_FOUND[token.type]} `{text}`"
     return f"`{text}`"
 
 
@@ -397,7 +406,7 @@ def parse_string(tok: Token, path: str, errors: list) -> tuple:
             i += 2
             continue
         if ch == "{":
-            end = raw.find("}", i)
+            end = interpolation_end(raw, i)
             if end < 0:
                 errors.append(Diagnostic("E104", "unclosed `{` in a string", Span(
                     path, tok.line, tok.column + 1 + i, tok.line, tok.column + 2 + i),
@@ -426,7 +435,7 @@ def parse_string(tok: Token, path: str, errors: list) -> tuple:
 def _eof(expected, path: str, line: int, col: int, text: str | None = None) -> Diagnostic:
     if "RBRACE" in expected:
         notes = ()
-        opener = _unclosed_opener(text) if text is not None else None
+        opener = unclosed_opener(text) if text is not None else None
         if opener is not None:
             (oline, ocol), closer = opener
             message = (f"this block's `}}` seems to be missing (the `}}` on line {closer} is indented like "
@@ -438,78 +447,11 @@ def _eof(expected, path: str, line: int, col: int, text: str | None = None) -> D
                       Span(path, max(line, 1), max(col, 1)))
 
 
-def _unclosed_opener(text: str):
-    """For a file whose blocks do not all close: ((line, col) of the `{` that most likely lacks
-    its `}`, line of the `}` that closed it instead or None)."""
-    stack: list = []
-    suspect = None
-    for k, raw in enumerate(text.split("\n"), 1):
-        code = _strip_comment(raw)
-        indent = len(raw) - len(raw.lstrip(" \t"))
-        for i, ch in outside_strings(code):
-            if ch == "{":
-                stack.append((k, i + 1, indent))
-            elif ch == "}" and stack:
-                oline, ocol, oindent = stack.pop()
-                if suspect is None and not code[:i].strip() and indent != oindent:
-                    suspect = ((oline, ocol), k)
-    if suspect is not None:
-        return suspect
-    if stack:
-        oline, ocol, _ = stack[-1]
-        return (oline, ocol), None
-    return None
-
-
-def _end_position(text: str) -> tuple[int, int]:
-    """Line and column just after the last character that is not white space or a comment."""
-    lines = text.split("\n")
-    for k in range(len(lines) - 1, -1, -1):
-        code = _strip_comment(lines[k]).rstrip()
-        if code.strip():
-            return k + 1, len(code) + 1
-    return len(lines), len(lines[-1]) + 1
-
-
-def _strip_comments(text: str) -> str:
-    return "\n".join(_strip_comment(ln) for ln in text.split("\n"))
-
-
-def outside_strings(line: str):
-    """(index, character) of each character of a line that is not inside a string literal
-    (strings never span lines; quotes themselves are left out)."""
-    in_string = False
-    i = 0
-    while i < len(line):
-        ch = line[i]
-        if in_string:
-            if ch == "\\":
-                i += 1
-            elif ch == '"':
-                in_string = False
-        elif ch == '"':
-            in_string = True
-        else:
-            yield i, ch
-        i += 1
-
-
-def comment_start(line: str) -> int | None:
-    """Where the line's `#` comment starts (a `#` inside a string does not start one)."""
-    return next((i for i, ch in outside_strings(line) if ch == "#"), None)
-
-
-def _strip_comment(line: str) -> str:
-    """A line without its `#` comment."""
-    k = comment_start(line)
-    return line if k is None else line[:k]
-
-
 def _syntax_diagnostic(exc: UnexpectedInput, path: str, text: str | None = None) -> Diagnostic:
     line, col = getattr(exc, "line", 1), getattr(exc, "column", 1)
     if not isinstance(line, int) or line < 1 or not isinstance(col, int) or col < 1:
         # Lark knows no position (an empty text): the error is where the text ends.
-        line, col = _end_position(text) if text is not None else (1, 1)
+        line, col = end_position(text) if text is not None else (1, 1)
     if isinstance(exc, UnexpectedCharacters):
         ch = exc.char if hasattr(exc, "char") else "?"
         if ch == '"':
@@ -525,8 +467,8 @@ def _syntax_diagnostic(exc: UnexpectedInput, path: str, text: str | None = None)
     assert isinstance(exc, UnexpectedToken)
     tok = exc.token
     if tok.type == "$END":
-        if text is not None and not _strip_comments(text).strip():
-            line, col = _end_position(text)      # nothing but blanks: where the text ends
+        if text is not None and not strip_comments(text).strip():
+            line, col = end_position(text)      # nothing but blanks: where the text ends
         return _eof(exc.expected, path, line, col, text)     # else at the last token of the text
     hint = None
     if str(tok) in KEYWORDS and "NAME" in exc.expected:
@@ -535,6 +477,13 @@ def _syntax_diagnostic(exc: UnexpectedInput, path: str, text: str | None = None)
         hint = "compare with `==`"
     elif tok.type == "EQUAL" and "LBRACE" in exc.expected:
         hint = "did you mean `==`?"
+    elif str(tok) == "elif" and any(_terminal_text().get(e) == "`else`" for e in exc.expected):
+        hint = "in an expression write `else if`: `if a then x else if b then y else z` (`elif` belongs to " \
+               "`if` statements)"
+    elif text is not None and declaration_at(text, line) == "func" and \
+            (str(tok) == "{" or word_before(text, line, col) == "let"):
+        hint = "a `func` is one expression (`func f(x: int) -> int = x * 2`), without `let` or other statements; " \
+               "for those write a procedure: `proc f(x: int) -> int { let y = x + 1; return y * 2 }`"
     end_col = (tok.end_column or col + 1)
     return Diagnostic("E102", f"unexpected {describe_token(tok)}; expected {describe_expected(exc.expected)}",
                       Span(path, line, col, tok.end_line or line, end_col), hint)
@@ -548,8 +497,6 @@ def _syntax_diagnostic(exc: UnexpectedInput, path: str, text: str | None = None)
 # So each broken declaration of a file, and each broken statement of a block, is
 # reported once, without the echoes that skipping token by token produces.
 
-DECLARATION_KEYWORDS = ("kind", "zone", "var", "option", "event", "proc", "func", "ability", "phase", "on",
-                        "setup", "game")
 STATEMENT_KEYWORDS = ("let", "for", "while", "repeat", "loop", "return", "emit", "break", "continue",
                       "simultaneous")
 MAX_SYNTAX_ERRORS = 50
@@ -605,7 +552,7 @@ class _Recovery:
         self.path = path
         self.errors: list[Diagnostic] = []
         self.last_sync = -1
-        codes = [ln for ln in text.split("\n") if _strip_comment(ln).strip()]
+        codes = [ln for ln in text.split("\n") if strip_comment(ln).strip()]
         indent = min((len(ln) - len(ln.lstrip(" \t")) for ln in codes), default=0)
         decl = "|".join(DECLARATION_KEYWORDS)
         stmt = "|".join(STATEMENT_KEYWORDS)
@@ -652,7 +599,7 @@ class _Recovery:
                 isinstance(v, Token) and v.start_pos == keyword_at and v.type == _keyword_terminals().get(word)
                 for v in exc.interactive_parser.parser_state.value_stack):
             return None                 # the error is inside the declaration this line starts
-        line, col = _end_position(self.text[:line_start]) if line_start else (1, 1)
+        line, col = end_position(self.text[:line_start]) if line_start else (1, 1)
         here = self.text.count("\n", 0, line_start) + 1
         span = Span(self.path, line, col, line, col + 1)
         if "RBRACE" in exc.expected:
@@ -707,9 +654,30 @@ class _Recovery:
         lc.column = pos - lc.line_start_pos + 1
 
 
-@remember
+def parse_rules_part(part: str, path: str, line: int) -> A.RulesFile:
+    """The declarations of a part of a rules file starting on `line` (spans as in the whole file)."""
+    return parse_whole_rules("\n" * (line - 1) + part, path)
+
+
 def parse_rules(text: str, path: str) -> A.RulesFile:
-    """Parse one rules file; raises DiagnosticError with every syntax error found."""
+    """Parse one rules file; raises DiagnosticError with every syntax error found.
+
+    While parses are remembered (a language server checking as the designer types), the
+    file is parsed declaration by declaration, so that only the declarations edited since
+    the check before are parsed again; any syntax error, and the whole file is parsed, for
+    the same diagnostics as `rulesvm validate`."""
+    parts = top_level_parts(text, DECLARATION_KEYWORDS) if remembering() else None
+    if parts is not None and len(parts) > 1:
+        try:
+            return joined(path, [parse_rules_part(part, path, line) for line, part in parts])
+        except DiagnosticError:
+            pass
+    return parse_whole_rules(text, path)
+
+
+@remember
+def parse_whole_rules(text: str, path: str) -> A.RulesFile:
+    """Parse one rules file at once; raises DiagnosticError with every syntax error found."""
     recovery = _Recovery(text, path)
     errors = recovery.errors
     try:
@@ -759,7 +727,7 @@ def parse_block_snippet(text: str, path: str, line: int = 2, col: int = 1) -> A.
     except DiagnosticError as exc:
         # The closing `}` is ours, on the line after the snippet: an error there means the
         # snippet ends too early, and belongs at its end.
-        end_line, end_col = _end_position(source[:len(source) - 2])
+        end_line, end_col = end_position(source[:len(source) - 2])
         fixed = []
         for d in exc.diagnostics:
             if (d.span.line, d.span.col) > (end_line, end_col):

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .types import (ABILITY, ANY, BOOL, CARD, CARDS, INT, INTS, K, PLAYER, PLAYERS, T, TEXT,
+from .types import (ABILITY, ANY, BOOL, CARD, CARDS, E, INT, INTS, K, PLAYER, PLAYERS, T, TEXT,
                     VOID, ZONE, Type, lambda_of, list_of)
 
 REQUIRED = object()
@@ -260,6 +260,11 @@ _ALL = [
                          P("secret", BOOL, False, "other players see that a choice was made, not which"),
                          P("help", TEXT, None, "a line interactive players see, e.g. the codes they can type"),
                          P("confirm", BOOL, False, "interactive players confirm their answer before it counts"),
+                         P("steps", list_of(TEXT), None,
+                           "one prompt per step; each option is then a list of picks, one per step, and people "
+                           "pick them one at a time ([Compound choices](#compound-choices))"),
+                         P("step_label", lambda_of(E, TEXT), None,
+                           "how one pick (E: an item of an option) is shown at its step"),
                          P("unavailable", TEXT, None, "when `options` is empty, nothing is asked (not even `pass`): "
                            "the choice gives none and the player is told this reason")),
               T, "decision", "Ask a player to pick one option; the game pauses until an agent answers. With one "

@@ -30,6 +30,23 @@ def remembered_parses(previous: dict):
         _memo.reset(token)
 
 
+def remembering() -> bool:
+    """Whether parses are remembered here (a language server's check)."""
+    return _memo.get() is not None
+
+
+def recall(key: tuple, compute):
+    """`compute()`, or within `remembered_parses` the value it gave for `key` (hashable, and
+    saying everything the value depends on) in this block or the block before."""
+    memo = _memo.get()
+    if memo is None:
+        return compute()
+    previous, current = memo
+    if key not in current:
+        current[key] = previous[key] if key in previous else compute()
+    return current[key]
+
+
 def remember(parse):
     """`parse`, consulting the memo of `remembered_parses` (successful parses only)."""
     @functools.wraps(parse)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import jsonschema
 
 from .diagnostics import Diagnostic, did_you_mean
+from .remembered import recall, remembering
 from .yaml_loader import Marks
 
 ID_PATTERN = r"^[A-Za-z_][A-Za-z0-9_.-]*$"
@@ -77,6 +78,36 @@ _LAYOUT_CARD_FACE = {"type": "object", "additionalProperties": False, "propertie
     "number": {**_LAYOUT_NAME, "description": "the field printed large in the corner"},
     "color": {**_LAYOUT_NAME, "description": "the field whose value colours the card"},
     "fields": {**_LAYOUT_NAMES, "description": "the fields printed on the face, in order"}}}
+_LAYOUT_BOUND = {"oneOf": [{"type": "integer"}, {"type": "string", "pattern": r"^-?[A-Za-z_][A-Za-z0-9_]*$"}],
+                 "description": "a whole number, or an `int` option's name (`-NAME` for its negation)"}
+_LAYOUT_WIDGET = {
+    "type": "object", "required": ["style"], "additionalProperties": False,
+    "description": "a variable drawn as a board game draws it (docs/web.md#widgets)",
+    "properties": {
+        "style": {"enum": ["track", "counter", "die"]},
+        "label": {"type": "string"},
+        "var": {**_LAYOUT_NAME, "description": "counter, die: the variable shown"},
+        "from": {**_LAYOUT_BOUND, "description": "track: the first position"},
+        "to": {**_LAYOUT_BOUND, "description": "track: the last position"},
+        "max": {**_LAYOUT_BOUND, "description": "counter: the most it can hold (shown as `n / max`)"},
+        "sides": {"type": "integer", "minimum": 2, "maximum": 100, "description": "die: its sides (default 6)"},
+        "labels": {**_LAYOUT_TEXTS, "description": "track: the positions' labels, from the first"},
+        "end_labels": {"type": "array", "items": {"type": "string"}, "minItems": 2, "maxItems": 2,
+                       "description": "track: what each end means, e.g. [Player 2 ahead, Player 1 ahead]"},
+        "markers": {"type": "array", "minItems": 1, "description": "track: what stands on it", "items": {
+            "type": "object", "additionalProperties": False, "properties": {
+                "var": {**_LAYOUT_NAME, "description": "an int variable: one marker (per player if per player)"},
+                "at": {"type": "integer", "description": "a marker that stays at this position"},
+                "label": {"type": "string"}, "color": {"type": "string"}},
+            "oneOf": [{"required": ["var"]}, {"required": ["at"]}]}},
+    },
+    "allOf": [
+        {"if": {"properties": {"style": {"const": "track"}}},
+         "then": {"required": ["from", "to", "markers"], "not": {"required": ["var"]}},
+         "else": {"required": ["var"], "not": {"anyOf": [{"required": ["markers"]}, {"required": ["from"]},
+                                                          {"required": ["to"]}]}}},
+    ],
+}
 LAYOUT_SCHEMA = {
     "type": "object", "additionalProperties": False,
     "description": "how `rulesvm serve` lays out the table (optional; see docs/web.md)",
@@ -93,6 +124,9 @@ LAYOUT_SCHEMA = {
                 "min_cells": {"type": "integer", "minimum": 0, "description": "indexed zones: cells always shown"},
                 "reverse": {"type": "boolean", "description": "indexed zones: the first cell on the right"},
                 "cell_labels": _LAYOUT_TEXTS, "row_labels": _LAYOUT_TEXTS, "col_labels": _LAYOUT_TEXTS}}},
+        "widgets": {"type": "object", "propertyNames": {"type": "string", "pattern": NAME_PATTERN},
+                    "additionalProperties": _LAYOUT_WIDGET,
+                    "description": "tracks, counters and dice, placed in `centre`/`player` by name like zones"},
         "vars": {"type": "object", "additionalProperties": False, "properties": {
             "hide": _LAYOUT_NAMES, "labels": {"type": "object", "additionalProperties": {"type": "string"}}}},
         "cards": {"type": "object", "additionalProperties": False, "properties": {
@@ -187,11 +221,21 @@ CARD_SET_SCHEMA = {
 # A scenario file (`*.scenario.yaml`, run by rulesvm.testing): kept with the other file
 # schemas so the runner and the editor schemas (rulesvm.tooling) read one definition.
 LABEL_OR_INDEX = {"oneOf": [{"type": "string"}, {"type": "integer", "minimum": 1}]}
+# Where the rules stop between decisions: as a phase starts or as it ends (its n-th time from now).
+STOP = {"oneOf": [{"type": "object", "additionalProperties": False, "required": [key],
+                   "properties": {key: {"type": "string"}, "occurrence": {"type": "integer", "minimum": 1}}}
+                  for key in ("phase_starts", "phase_ends")]}
 STEP_KEYS = {
     "choose": LABEL_OR_INDEX,
+    "until": STOP,
+    "run_until": STOP,
     "by": {"type": "integer", "minimum": 1},
     "reject": LABEL_OR_INDEX,
     "error": {"type": "string"},
+    "choose_steps": {"type": "array", "items": {"type": "string"}, "minItems": 1},
+    "expect_step_options": {"type": "object", "required": ["options"], "additionalProperties": False,
+                            "properties": {"after": {"type": "array", "items": {"type": "string"}},
+                                           "options": {"type": "array", "items": {"type": "string"}}}},
     "expect": {"oneOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}]},
     "expect_options": {"type": "array", "items": {"type": "string"}},
     "expect_options_include": {"type": "array", "items": {"type": "string"}},
@@ -236,10 +280,25 @@ SCENARIO_SCHEMA = {
         "at": {"oneOf": [
             {"const": "start", "description": "stop right after the setup block, before the game block runs"},
             {"type": "object", "additionalProperties": False, "required": ["phase"],
-             "properties": {"phase": {"type": "string"}, "occurrence": {"type": "integer", "minimum": 1}}}]},
+             "properties": {"phase": {"type": "string"}, "occurrence": {"type": "integer", "minimum": 1}}}]
+            + STOP["oneOf"]},
         "setup": {"type": "object", "additionalProperties": False,
                   "properties": {"zones": {"type": "object"}, "vars": {"type": "object"},
                                  "player_vars": {"type": "object"}, "card_vars": {"type": "object"}}},
+        "chance": {"type": "object", "additionalProperties": False,
+                   "description": "scripted outcomes of random events (docs/scenarios.md#scripted-randomness)",
+                   "properties": {
+                       "rolls": {"type": "array", "items": {"type": "integer"},
+                                 "description": "the next die rolls, in order"},
+                       "picks": {"type": "array", "items": {"type": ["string", "integer"]},
+                                 "description": "the next `random_pick` results, by label or card id"},
+                       "shuffles": {"type": "object", "additionalProperties": {
+                           "type": "array", "items": {"type": "string"}},
+                           "description": "zone -> card ids: the next shuffle of the zone puts them on top, top first"},
+                       "shuffle_into": {"type": "array", "items": {"type": "integer", "minimum": 0},
+                                        "description": "the next `shuffle_into` cards: how many cards end above each"},
+                       "strict": {"type": "boolean",
+                                  "description": "every random event must be scripted (default: others use the seed)"}}},
         "steps": {"type": "array", "items": {"type": "object", "properties": STEP_KEYS,
                                              "additionalProperties": False, "minProperties": 1}},
     },
@@ -427,6 +486,11 @@ def validate(data, schema: dict, marks: Marks, code: str = "E010", path_prefix=(
     `path_prefix` locates `data` inside its file (for positions); `label_prefix` names it in
     messages (default: the same path).
     """
+    # A language server checks a game on every keystroke, its data mostly unchanged: data
+    # that conformed to the same schema in the check before is not validated again.
+    if remembering() and recall(("conforms", repr(data), repr(schema)),
+                                lambda: jsonschema.Draft202012Validator(schema).is_valid(data)):
+        return []
     label_prefix = path_prefix if label_prefix is None else tuple(label_prefix)
     validator = jsonschema.Draft202012Validator(schema)
     diags = []

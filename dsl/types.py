@@ -40,6 +40,7 @@ ABILITY = Type("ability")
 VOID = Type("void")     # what a statement-only primitive returns
 T = Type("T")           # the one type variable primitives use
 K = Type("K")           # a second one, for sort keys
+E = Type("E")           # an item of a T that is a list (`choose`'s `step_label:` reads one pick)
 
 
 def list_of(elem: Type) -> Type:
@@ -109,6 +110,8 @@ def join(a: Type, b: Type) -> Type:
 def substitute(t: Type, binding: dict) -> Type:
     if t.name in ("T", "K"):
         return binding.get(t.name, ANY)
+    if t.name == "E":
+        return elem_of(binding.get("T", ANY))
     if t.name == "list":
         return list_of(substitute(t.elem or ANY, binding))
     if t.name == "tuple":

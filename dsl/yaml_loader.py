@@ -18,6 +18,7 @@ import yaml
 
 from .diagnostics import Diagnostic, DiagnosticError, Span, lines_of
 from .reading import MAX_BYTES, MAX_YAML_BYTES, NotRegularFile, read_bytes
+from .remembered import remember
 
 # The most digits of an integer in a game file (as in the rules: dsl/parser.py).
 MAX_INT_DIGITS = 18
@@ -165,9 +166,11 @@ def _compose(text: str, limit: int):
         loader.dispose()
 
 
+@remember
 def load_yaml_text(text: str, file: str, values: ValueLimit = ValueLimit()) -> tuple[object, Marks]:
     """Parse YAML text into plain data and marks; raises DiagnosticError (TooManyValues past
-    `values`)."""
+    `values`). While parses are remembered (dsl/remembered.py: a language server), a text read
+    by the check before is not parsed again: the data and marks are never changed once made."""
     size = len(text) if len(text) * 4 <= MAX_YAML_BYTES else len(text.encode("utf-8", "surrogatepass"))
     if size > MAX_YAML_BYTES:
         raise DiagnosticError([too_large(file, size, MAX_YAML_BYTES, "the YAML file")])

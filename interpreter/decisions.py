@@ -10,13 +10,13 @@ options and their labels as one list comprehension) for the generator; a test ru
 from __future__ import annotations
 
 from rulesvm.dsl import ast as A
-from rulesvm.dsl.types import ANY, CARD, ZONE
+from rulesvm.dsl.types import ANY, CARD, ZONE, elem_of
 
 from . import errors as E
 from .closures import once
 from .format import formatter
 from .purity import is_plain_value_type
-from .state import DONE, Decision, Option
+from .state import DONE, Decision, Option, Steps
 
 
 def value_type(list_type) -> str:
@@ -102,6 +102,7 @@ class _Common:
         self.help = cb.expr(get["help"]) if get.get("help") is not None else None
         self.confirm = cb.expr(get["confirm"]) if get.get("confirm") is not None else None
         self.value_type = value_type(cb.res.types.get(get["options"], ANY))
+        self.add_steps = steps_maker(cb, get, elem_t, call.span) if get.get("steps") is not None else None
 
     def is_secret(self, rt, L) -> bool:
         return bool(self.secret(rt, L)) if self.secret is not None else False
@@ -112,7 +113,45 @@ class _Common:
             extra["help"] = str(self.help(rt, L) or "")
         if self.confirm is not None:
             extra["confirm"] = bool(self.confirm(rt, L))
-        return d._replace(**extra) if extra else d
+        d = d._replace(**extra) if extra else d
+        return self.add_steps(d, rt, L) if self.add_steps is not None else d
+
+
+def steps_maker(cb, get: dict, option_t, span):
+    """`steps:`: adds to a decision the label of each option's picks, one per step
+    (`Steps`); computed once while the options and their pick labels cannot change."""
+    prompts = cb.expr(get["steps"])
+    pick_t = elem_of(option_t or ANY)
+    if get["step_label"] is not None:
+        label_fn = cb.expr(get["step_label"])
+        label = lambda rt, L: label_fn(rt, L)                                         # noqa: E731
+        fixed = is_plain_value_type(pick_t) and cb.consts.is_constant(get["step_label"], frozenset())
+    else:
+        fmt = formatter(pick_t, cb.ctx.prog_ref)
+        label = lambda rt, L: (lambda v: fmt(v, rt))                                  # noqa: E731
+        fixed = is_plain_value_type(pick_t)
+    if fixed:
+        label = memo_labels(label)
+    last: list = [None, None]       # the options the steps were last built for, and those steps
+
+    def add(d: Decision, rt, L) -> Decision:
+        names = tuple(str(t) for t in prompts(rt, L))
+        if fixed and last[0] is d.options and last[1].prompts == names:
+            return d._replace(steps=last[1])
+        if not names:
+            raise E.bad_step_option(0, 0, None, span)
+        lab = label(rt, L)
+        parts = []
+        for i, o in enumerate(d.options):
+            v = o.value
+            if not isinstance(v, (tuple, list)) or len(v) != len(names):
+                raise E.bad_step_option(i, len(names), v, span)
+            parts.append(tuple(str(lab(x)) for x in v))
+        steps = Steps(names, tuple(parts), pick_t == CARD)
+        if fixed:
+            last[:] = [d.options, steps]
+        return d._replace(steps=steps)
+    return add
 
 
 def make_options(cb, c: _Common):
@@ -245,7 +284,7 @@ def _choose_lines(gen, cb, call, c: _Common, inline_labels: bool) -> str:
     if get.get("unavailable") is not None:
         # Nothing to offer: nothing is asked (not even `pass`); the reason is told.
         lines.append(f"    if not _o: return {tn}({gen.name(Decision, 'D')}, (_p, {prompt}, (), 'choose', "
-                     f"{secret}, (), '', False, -1, {vt!r}, str({gen.expr(get['unavailable'])})))")
+                     f"{secret}, (), '', False, -1, {vt!r}, None, str({gen.expr(get['unavailable'])})))")
     if get.get("pass") is not None:
         lines += [f"    _t = {gen.expr(get['pass'])}",
                   "    if _t is not None:",
@@ -256,8 +295,11 @@ def _choose_lines(gen, cb, call, c: _Common, inline_labels: bool) -> str:
     lines.append(f"    if not _o: {fail}('options')")
     help_ = f"str({gen.expr(get['help'])} or '')" if get.get("help") is not None else "''"
     confirm = f"bool({gen.expr(get['confirm'])})" if get.get("confirm") is not None else "False"
-    lines.append(f"    return {tn}({gen.name(Decision, 'D')}, (_p, {prompt}, tuple(_o), 'choose', "
-                 f"{secret}, (), {help_}, {confirm}, _i, {vt!r}, ''))")
+    made = (f"{tn}({gen.name(Decision, 'D')}, (_p, {prompt}, tuple(_o), 'choose', "
+            f"{secret}, (), {help_}, {confirm}, _i, {vt!r}, None, ''))")
+    if c.add_steps is not None:
+        made = f"{gen.name(c.add_steps, 'steps')}({made}, rt, L)"
+    lines.append(f"    return {made}")
     return "\n".join(lines) + "\n"
 
 

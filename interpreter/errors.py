@@ -101,6 +101,13 @@ def too_few_options(low: int, found: int, span) -> RulesRuntimeError:
     return R("R007", f"`choose_many` needs {low} picks but only {found} options exist", span)
 
 
+def bad_step_option(index: int, steps: int, value, span) -> RulesRuntimeError:
+    if steps == 0:
+        return R("R005", "`steps:` names no step", span, "give one text per pick")
+    return R("R005", f"with `steps:` ({steps} steps), every option must be a list of {steps} picks; "
+             f"option {index + 1} is {value!r}", span, "build each option as a list with one pick per step")
+
+
 def of_none(what: str, span) -> RulesRuntimeError:
     """`what` (a primitive in backquotes, "zone `hand`") was given none."""
     return R("R008", f"{what} of none", span)

@@ -199,8 +199,12 @@ def observe(match, seat: int) -> dict:
     if d is not None:
         if seat < 0 or d.player == seat:
             d = decision_for(prog, st, d, seat)
-            obs["decision"] = {"player": d.player + 1, "prompt": d.prompt, "options": d.labels,
+            obs["decision"] = {"player": d.player + 1 if d.player >= 0 else None, "prompt": d.prompt, "options": d.labels,
                                "secret": d.secret, "picked": picked_labels(prog, st, d)}
+        elif d.kind == "chance":
+            # A random event (explicit chance): what is drawn, never the outcomes (the cards
+            # of a shuffle may be cards the seat does not know).
+            obs["waiting_for"] = {"player": None, "chance": True, "prompt": d.prompt}
         else:
             obs["waiting_for"] = {"player": d.player + 1, "prompt": None if d.secret else d.prompt}
     if st.result is not None:
@@ -228,7 +232,11 @@ def decision_for(prog, st, d, seat: int):
     see (a face-down card, a card in a hidden zone), the card's name in its label becomes
     "face-down card K", so a label never tells what the table hides. Other labels, and what
     each option does, are unchanged."""
-    if d is None or d.value_type != "card" or seat < 0:
+    if d is None or seat < 0:
+        return d
+    if d.steps is not None and d.steps.cards:
+        return _hide_picks(prog, st, d, seat)
+    if d.value_type != "card":
         return d
     options, hidden, changed = [], 0, False
     for o in d.options:
@@ -245,6 +253,31 @@ def decision_for(prog, st, d, seat: int):
                 changed = True
         options.append(o)
     return d._replace(options=tuple(options)) if changed else d
+
+
+def _hide_picks(prog, st, d, seat: int):
+    """`decision_for` of a compound choice whose picks are cards (`choose` with `steps:`): an
+    unseen card's name becomes "face-down card K" in the options' labels and in its picks'
+    labels, K the same for one card everywhere (the picks still line up step by step)."""
+    number: dict = {}
+    options, parts, changed = [], [], False
+    for o, labels in zip(d.options, d.steps.parts):
+        label, picks = o.label, list(labels)
+        for k, v in enumerate(o.value if isinstance(o.value, (tuple, list)) else ()):
+            if isinstance(v, int) and not isinstance(v, bool) and 0 <= v < len(prog.card_ids) \
+                    and not knows(prog, st, v, seat):
+                hidden = f"face-down card {number.setdefault(v, len(number) + 1)}"
+                for name in sorted({prog.display_name(st, v), prog.card_names[v]}, key=lambda n: (-len(n), n)):
+                    label = label.replace(name, hidden)
+                    if k < len(picks):
+                        picks[k] = picks[k].replace(name, hidden)
+        if label != o.label or tuple(picks) != labels:
+            changed = True
+        options.append(o._replace(label=label) if label != o.label else o)
+        parts.append(tuple(picks))
+    if not changed:
+        return d
+    return d._replace(options=tuple(options), steps=d.steps._replace(parts=tuple(parts)))
 
 
 def picked_labels(prog, st, d) -> list:

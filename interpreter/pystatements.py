@@ -16,6 +16,7 @@ from . import errors as E
 from .builtins import STATEMENTS
 from .limits import MAX_INT, MIN_INT, may_double, overflow
 from .namespace import Unsupported
+from .runtime import count_entry
 
 # Argument sources cheap and harmless to repeat, so an inlined function may read them where
 # it reads its parameter (anything else is bound once, in order, with `:=`).
@@ -81,7 +82,7 @@ class StatementWriter:
                 # The result is dropped: run the body itself (what `direct` does, minus the
                 # copy of the arguments and the unwrapping of the result).
                 name, body, args = call
-                return [f"{pad}if rt.coverage is not None: rt.covered({name!r})", f"{pad}{body}(rt, {args})"]
+                return [f"{pad}{count_entry(repr(name))}", f"{pad}{body}(rt, {args})"]
             return self._statement_template(s.expr, pad) or [f"{pad}{self._value(s.expr)}"]
         if t is A.Assign:
             return self._assign(s, pad)

@@ -19,7 +19,7 @@ in place, or None), `block_fn(instr)`, `simple_fn(instr)` (prim/store),
 
 from __future__ import annotations
 
-from .runtime import BREAK, CONTINUE, forced, in_simultaneous, return_from, rule_name, skipped
+from .runtime import BREAK, CONTINUE, count_entry, forced, in_simultaneous, return_from, rule_name, skipped
 from .state import DONE, Frame
 
 # A runner calls a procedure's runner itself while fewer frames than this are active; deeper
@@ -204,7 +204,7 @@ def _call(w: _Case) -> list[str]:
             f"{pad}if rt.breakpoint is not None:",
             f"{pad}    rt.check_breakpoint({p})",
             f"{pad}    if rt.halt: return",
-            f"{pad}if rt.coverage is not None: rt.covered({proc.name!r})"] + _run_pushed(p, pad)
+            f"{pad}{count_entry(repr(proc.name))}"] + _run_pushed(p, pad)
     if proc.body is None:
         return head + push
     # A phase that never pauses (phases return nothing): its body runs here unless a
@@ -212,7 +212,7 @@ def _call(w: _Case) -> list[str]:
     # frame size is final.)
     extra = proc.nslots - len(args)
     return head + [f"{pad}if rt.breakpoint is None:",
-                   f"{pad}    if rt.coverage is not None: rt.covered({proc.name!r})",
+                   f"{pad}    {count_entry(repr(proc.name))}",
                    f"{pad}    {host.name(proc.body, 'pb')}(rt, _v{f' + [None] * {extra}' if extra else ''})",
                    f"{pad}else:"] + [f"    {line}" for line in push]
 
@@ -247,7 +247,7 @@ def _use(w: _Case) -> list[str]:
         f"{pad}    else:",
         f"{pad}        _f = Frame(_u, 0, [{card}, {player}] + [None] * (_u.nslots - 2))",
         f"{pad}        st.frames.append(_f)",
-        f"{pad}        if rt.coverage is not None: rt.covered(_n)"] + _run_pushed("_u", pad + "        ") + [
+        f"{pad}        {count_entry('_n')}"] + _run_pushed("_u", pad + "        ") + [
         f"{pad}if rt.halt: return"]
 
 

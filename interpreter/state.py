@@ -4,7 +4,8 @@ Everything that changes during a game lives here and nothing else does: zones as
 card ids, where each card is, each card's face and rotation, variables (global, per player,
 per card), the generator state, the paused continuation (a stack of frames: procedure,
 program counter, local slots), what each seat knows of the cards it does not see
-(knowledge.py) and the decision waiting for an answer. Copying it is a
+(knowledge.py), the decision waiting for an answer and, with explicit chance, the random
+outcomes answered since the last decision (chance.py). Copying it is a
 handful of list copies, which is what search agents do thousands of times per second; it
 also round-trips through JSON for `--save` / `resume`.
 """
@@ -16,6 +17,30 @@ from typing import NamedTuple
 from .limits import MAX_WRITTEN, spend, written_text
 
 
+def canonical_ranking(ranking):
+    """A result's ranking in its one shape: best first, a seat alone in its place as a number,
+    seats tied as a list of two or more in seat order (`[[1], [2], [3, 4]]` and `[1, 2, [3, 4]]` are both
+    `[1, 2, [3, 4]]`); empty places are dropped. Anything else is returned as it is."""
+    if not isinstance(ranking, (list, tuple)):
+        return ranking
+    out = []
+    for entry in ranking:
+        if isinstance(entry, (list, tuple)):
+            group = [canonical_ranking(x) if isinstance(x, (list, tuple)) else x for x in entry]
+            if all(isinstance(x, int) for x in group):
+                group.sort()                    # a tie has no order: seats in seat order
+            if len(group) == 1:
+                out.append(group[0])
+            elif group:
+                out.append(group)
+        else:
+            out.append(entry)
+    return out
+
+
+# The player of a chance decision (explicit chance, chance.py): OpenSpiel's chance player id.
+CHANCE = -1
+
 # The value of choose_many's "done" option (no value of the rules language can equal it).
 DONE = "\x00done"
 
@@ -25,21 +50,33 @@ class Option(NamedTuple):
     value: object
 
 
+class Steps(NamedTuple):
+    """How a person may answer a compound decision one pick at a time (`choose`'s `steps:`).
+
+    Agents still see one decision whose options are the combinations; `parts[i]` are the
+    labels of option i's picks, one per step (see `steps.py`).
+    """
+    prompts: tuple              # of str: what each step asks
+    parts: tuple                # of tuple of str: per option, the label of each of its picks
+    cards: bool = False         # the picks are cards: a seat reads unseen ones as "face-down card K"
+
+
 class Decision(NamedTuple):
     """A choice waiting for an agent: who, what is asked, and the legal options.
 
     A named tuple: immutable, cheap to build (the engine makes one per decision).
     """
-    player: int                 # 0-based seat
+    player: int                 # 0-based seat, or CHANCE
     prompt: str
     options: tuple              # of Option
-    kind: str = "choose"        # "choose" or "choose_many"
+    kind: str = "choose"        # "choose", "choose_many" or "chance" (explicit chance: a random outcome)
     secret: bool = False        # the choice is hidden from other players until revealed
     picked: tuple = ()          # choose_many: what was picked so far
     help: str = ""              # a line interactive front ends show (e.g. codes to type)
     confirm: bool = False       # interactive front ends ask to confirm before committing
     pass_index: int = -1        # the `pass:` option, which one keystroke (Enter) picks at a terminal
     value_type: str = "any"     # what the options are: "card", "player", "int", "text", ...
+    steps: Steps | None = None  # a compound choice people may answer one pick at a time
     reason: str = ""            # no options: why nothing is asked (`unavailable:`), told to the player
 
     @property
@@ -65,7 +102,7 @@ class Frame:
 
 class GameState:
     __slots__ = ("zones", "where", "faceup", "turn", "known", "gvars", "pvars", "cvars", "rng", "frames",
-                 "pending", "result", "decisions", "pending_slot")
+                 "pending", "result", "decisions", "pending_slot", "chance")
 
     def copy(self) -> "GameState":
         s = GameState.__new__(GameState)
@@ -83,6 +120,7 @@ class GameState:
         s.result = self.result
         s.decisions = self.decisions
         s.pending_slot = self.pending_slot
+        s.chance = self.chance
         return s
 
 
@@ -117,7 +155,11 @@ def state_to_json(st: GameState) -> dict:
                    "picked": _to_json_value(d.picked), "help": d.help, "confirm": d.confirm,
                    "pass_index": d.pass_index, "value_type": d.value_type,
                    "options": [[o.label, _to_json_value(o.value)] for o in d.options]}
-    return {
+        if d.steps is not None:
+            pending["steps"] = {"prompts": list(d.steps.prompts), "parts": [list(p) for p in d.steps.parts]}
+            if d.steps.cards:
+                pending["steps"]["cards"] = True
+    data = {
         "zones": st.zones, "where": st.where, "faceup": st.faceup, "turn": st.turn, "known": st.known,
         "gvars": _to_json_value(st.gvars), "pvars": _to_json_value(st.pvars),
         "cvars": _to_json_value(st.cvars), "rng": str(st.rng),
@@ -126,6 +168,16 @@ def state_to_json(st: GameState) -> dict:
         "pending": pending, "pending_slot": st.pending_slot,
         "result": st.result, "decisions": st.decisions,
     }
+    if st.chance:
+        data["chance"] = list(st.chance)
+    return data
+
+
+def _steps_from_json(data) -> Steps | None:
+    if data is None:
+        return None
+    return Steps(tuple(str(t) for t in data["prompts"]), tuple(tuple(str(t) for t in p) for p in data["parts"]),
+                 bool(data.get("cards", False)))
 
 
 def state_from_json(data: dict, procs: dict) -> GameState:
@@ -146,10 +198,12 @@ def state_from_json(data: dict, procs: dict) -> GameState:
     p = data["pending"]
     s.pending = None if p is None else Decision(
         p["player"], p["prompt"], tuple(Option(lbl, _from_json_value(v)) for lbl, v in p["options"]),
-        p["kind"], p["secret"], _from_json_value(p["picked"]), p.get("help", ""), p.get("confirm", False), p.get("pass_index", -1),
-        p.get("value_type", "any"))
+        p["kind"], p["secret"], _from_json_value(p["picked"]), p.get("help", ""), p.get("confirm", False),
+        p.get("pass_index", -1),
+        p.get("value_type", "any"), _steps_from_json(p.get("steps")))
     slot = data["pending_slot"]
     s.pending_slot = tuple(slot) if isinstance(slot, list) else slot
     s.result = data["result"]
     s.decisions = data["decisions"]
+    s.chance = tuple(data.get("chance", ()))
     return s

@@ -3,10 +3,13 @@
 After a dot, the fields of the card kinds, the per-player and per-card variables and the
 built-in properties of cards and players; elsewhere, the primitives (with a snippet of
 their required arguments), the game's zones, variables, options, procedures, functions and
-kinds, and the built-in names.
+kinds, and the built-in names. In a game's YAML files (scenarios, variants, card sets),
+its card ids, and under `options:` its option names.
 """
 
 from __future__ import annotations
+
+import re
 
 from lsprotocol import types
 
@@ -14,7 +17,9 @@ from rulesvm.dsl.primitives import (ABILITY_NAMES, BUILTIN_ZONES, CARD_PROPERTIE
                                     PRIMITIVES, Primitive)
 
 from .declarations import Decl
-from .hover import WHAT, declaration_hover, primitive_hover
+from .hover import WHAT, card_hover, declaration_hover, primitive_hover
+from .index import GameIndex
+from .positions import code_point_column
 
 K = types.CompletionItemKind
 DECL_KINDS = {"kind": K.Class, "field": K.Field, "zone": K.Struct, "var": K.Variable, "option": K.Constant,
@@ -70,3 +75,31 @@ def name_items(decls: list[Decl]) -> list[types.CompletionItem]:
 
 def completion_items(decls: list[Decl], is_attribute: bool) -> list[types.CompletionItem]:
     return attribute_items(decls) if is_attribute else name_items(decls)
+
+
+def parent_key(lines: list[str], line: int, col: int) -> str | None:
+    """The YAML key the cursor is under: the key its line gives a value to (`options: {la`),
+    or the nearest key less indented above it."""
+    text = lines[line][:col] if line < len(lines) else ""
+    own = re.match(r"\s*(?:-\s+)?([\w-]+):", text)
+    if own:
+        return own.group(1)
+    indent = len(text) - len(text.lstrip(" -"))
+    for above in reversed(lines[:line]):
+        stripped = above.lstrip(" -")
+        if stripped and not stripped.startswith("#") and len(above) - len(stripped) < indent:
+            found = re.match(r"([\w-]+):", stripped)
+            return found.group(1) if found else None
+    return None
+
+
+def yaml_items(index: GameIndex, decls: list[Decl], lines: list[str], position: types.Position
+               ) -> list[types.CompletionItem]:
+    """In a game's YAML file: option names under `options:`, else its card ids."""
+    line = lines[position.line] if position.line < len(lines) else ""
+    key = parent_key(lines, position.line, code_point_column(line, position.character))
+    if key == "options":
+        return [types.CompletionItem(d.name, kind=K.Constant, detail="option",
+                                     documentation=_markdown(declaration_hover(d))) for d in decls if d.kind == "option"]
+    return [types.CompletionItem(card.id, kind=K.Value, detail="card id", documentation=_markdown(card_hover(card)))
+            for card in sorted(index.cards.values(), key=lambda c: c.id)]

@@ -127,3 +127,18 @@ def find_game(path: str, texts: dict) -> GameFiles | None:
     if isinstance(data, dict) and isinstance(data.get("base"), str):
         return read_game(os.path.normpath(os.path.join(os.path.dirname(path), data["base"])), texts)
     return None
+
+
+def game_files_in(folders, levels: int = 2) -> list[str]:
+    """The game files in `folders` and the folders below them (`levels` deep)."""
+    out = []
+    for top in folders:
+        for folder, dirs, names in os.walk(top):
+            if os.path.relpath(folder, top).count(os.sep) + (folder != top) >= levels:
+                dirs[:] = []
+            dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+            for name in sorted(names):
+                path = os.path.join(folder, name)
+                if is_yaml(name) and not name.endswith(".scenario.yaml") and read_game(path, {}) is not None:
+                    out.append(path)
+    return out

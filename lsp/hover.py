@@ -12,6 +12,7 @@ from rulesvm.dsl.primitives import (ABILITY_NAMES, BUILTIN_ZONES, CARD_PROPERTIE
                                     PRIMITIVES, Primitive)
 
 from .declarations import Decl
+from .yaml_names import CardEntry
 
 WHAT = {"kind": "card kind", "field": "field", "zone": "zone", "var": "variable", "option": "option",
         "event": "event", "func": "function", "proc": "procedure", "phase": "phase", "ability": "ability",
@@ -39,6 +40,11 @@ def declaration_hover(decl: Decl) -> str:
     if decl.doc:
         out.append(decl.doc)
     return "\n\n".join(out)
+
+
+def card_hover(entry: CardEntry) -> str:
+    """A card's entry as written in its YAML file, and where."""
+    return f"```yaml\n{entry.text.strip()}\n```\n\n*card*, {display_path(entry.path)} line {entry.line}"
 
 
 def _builtin(description: tuple, name: str, what: str) -> str:

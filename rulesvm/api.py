@@ -25,6 +25,7 @@ from rulesvm.interpreter import Match, compile_program
 from rulesvm.interpreter.agents import SeatView, make_agent
 from rulesvm.interpreter.knowledge import knows
 from rulesvm.interpreter.rng import derive
+from rulesvm.interpreter.state import CHANCE
 
 
 @dataclass
@@ -72,7 +73,8 @@ def load_game(path: str, card_sets=(), variants=(), options: dict | None = None,
 
 def new_game(game: Game, players: int | None = None, seed: int = 0, sink=None, debug: bool = False,
              max_steps: int | None = None, breakpoint: tuple | None = None, hands: dict | None = None,
-             coverage: dict | None = None, on_move=None, knowledge: bool = True) -> Match:
+             coverage: dict | None = None, on_move=None, knowledge: bool = True,
+             explicit_chance: bool = False) -> Match:
     """Start a game; raises ValueError for a player count the game does not allow.
 
     `breakpoint=("name", n)` stops the rules at the n-th entry of phase `name`
@@ -83,9 +85,12 @@ def new_game(game: Game, players: int | None = None, seed: int = 0, sink=None, d
     `knowledge=False`: keep no record of what each seat knows (docs/language.md#what-a-seat-knows),
     for games whose agents never read it (`Agent.reads_knowledge`): observations then show
     only what each seat sees.
+    `explicit_chance=True`: every random event (a die roll, a random pick, each card of a
+    shuffle) is a chance decision (`match.is_chance()`, `chance_outcomes()`, `sample_chance()`)
+    answered with `apply` like a player's (docs/architecture.md#explicit-chance).
     """
     return Match(game.program, players, seed, sink, debug, max_steps, breakpoint=breakpoint, hands=hands,
-                 coverage=coverage, on_move=on_move, knowledge=knowledge)
+                 coverage=coverage, on_move=on_move, knowledge=knowledge, explicit_chance=explicit_chance)
 
 
 def read_hand(game: Game, text: str) -> list[str]:
@@ -213,17 +218,22 @@ def play(match: Match, agents: dict, on_decision=None, history: UndoHistory | No
     """Ask the agents until the game is over; returns the result.
 
     An agent may return an int (the option index) or an object with `apply(match)` (a
-    command such as `Undo`), which the loop runs instead of a move.
+    command such as `Undo`), which the loop runs instead of a move. With explicit chance,
+    the agent at `CHANCE` (-1) answers random events, if there is one; else they are drawn
+    from the game's generator (`Match.sample_chance`: the seed's game).
     """
     while not match.is_over:
         seat = match.current_player
+        if seat == CHANCE and CHANCE not in agents:
+            match.sample_chance()
+            continue
         choice = agents[seat].choose(SeatView(match, seat))
         if hasattr(choice, "apply"):
             choice.apply(match)
             continue
         if on_decision is not None:
             on_decision(match, seat, choice)
-        if history is not None:
+        if history is not None and seat != CHANCE:
             history.record(match, seat)
         match.apply(choice)
     return match.result

@@ -99,9 +99,30 @@ def save_match(match: Match, game: api.Game, path: str, agents: dict | None = No
     command line plays). A match past its first decision without one is saved without its
     moves, and such a save resumes only with `allow_edited` (its state cannot be checked)."""
     moves = match.sink.moves if isinstance(match.sink, MoveRecorder) else None
+    data = save_data(match, game, moves, os.path.relpath(game.path, os.path.dirname(os.path.abspath(path))),
+                     agents, specs)
+    # A fresh temporary file beside the save (never a fixed name, which a planted link could
+    # redirect), renamed over it at once: a save is whole or not there.
+    fd, tmp = tempfile.mkstemp(prefix=os.path.basename(path) + ".", suffix=".tmp",
+                               dir=os.path.dirname(os.path.abspath(path)))
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(data, fh, ensure_ascii=False, indent=1, sort_keys=True)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def save_data(match: Match, game: api.Game, moves: list | None, game_path: str, agents: dict | None = None,
+              specs: dict | None = None) -> dict:
+    """A save's content, checksum included (what `save_match` writes; the web table's host
+    downloads it). `moves`: the answers since the start (None: not known); `game_path`: the
+    game file as the save names it (relative to the save's folder, or absolute)."""
     if moves is None and match.decisions_made == 0:
         moves = []
-    data = {"kind": SAVE_KIND, "game_path": os.path.relpath(game.path, os.path.dirname(os.path.abspath(path))),
+    data = {"kind": SAVE_KIND, "game_path": game_path,
             "card_sets": [os.path.abspath(p) for p in game.card_sets],
             "variants": [v if v in game.model.variants else os.path.abspath(v) for v in game.variants],
             "options": {k: list(v) if isinstance(v, tuple) else v for k, v in game.options.items()},
@@ -116,18 +137,7 @@ def save_match(match: Match, game: api.Game, path: str, agents: dict | None = No
     # and numbers used as keys into text).
     data = json.loads(json.dumps(data, ensure_ascii=False))
     data["checksum"] = save_checksum(data)
-    # A fresh temporary file beside the save (never a fixed name, which a planted link could
-    # redirect), renamed over it at once: a save is whole or not there.
-    fd, tmp = tempfile.mkstemp(prefix=os.path.basename(path) + ".", suffix=".tmp",
-                               dir=os.path.dirname(os.path.abspath(path)))
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(data, fh, ensure_ascii=False, indent=1, sort_keys=True)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    return data
 
 
 # ---------------------------------------------------------------------- reading
@@ -323,6 +333,20 @@ def _envelope_problem(data: dict) -> str | None:
     return None
 
 
+def _steps_ok(steps, options) -> bool:
+    """A pending decision's `steps` (None, or prompts and one part label per step of each option)."""
+    if steps is None:
+        return True
+    if not isinstance(steps, dict) or not isinstance(options, list):
+        return False
+    prompts, parts = steps.get("prompts"), steps.get("parts")
+    return (isinstance(prompts, list) and prompts and all(isinstance(t, str) for t in prompts)
+            and isinstance(steps.get("cards", False), bool)
+            and isinstance(parts, list) and len(parts) == len(options)
+            and all(isinstance(p, list) and len(p) == len(prompts) and all(isinstance(t, str) for t in p)
+                    for p in parts))
+
+
 def _json_value_ok(v, depth: int = 0) -> bool:
     """A value as `state_to_json` writes it: null, true/false, numbers, text, lists, {"t": [...]}."""
     if depth > 32:
@@ -462,6 +486,7 @@ def _match_problem(game: api.Game, m: dict) -> str | None:
         (isinstance(pending.get("options"), list) and pending["options"] and all(
             isinstance(o, list) and len(o) == 2 and isinstance(o[0], str) and _json_value_ok(o[1])
             for o in pending["options"]), "its options"),
+        (_steps_ok(pending.get("steps"), pending.get("options")), "its steps"),
     ]
     for ok, what in checks:
         if not ok:

@@ -1,8 +1,9 @@
 """Scenario files (`*.scenario.yaml`): pin a rule down with a concrete situation.
 
-A scenario names a game (and players, options, variants, seed), optionally lets the game
-run to the entry of a phase, sets up zones and variables there, then plays scripted steps
-(decisions by label or index, bots playing until a condition) and checks expectations
+A scenario names a game (and players, options, variants, seed), optionally scripts the
+outcomes of random events (`chance:`, scripted_chance.py), lets the game run to the entry
+of a phase, sets up zones and variables there, then plays scripted steps (decisions by
+label or index, bots playing until a condition) and checks expectations
 written in the rules language. It is loaded with line marks, so a mistake in the scenario
 itself is reported at its line and column like any other diagnostic; a failed expectation
 reports the expression, the values of its parts and the step. `rulesvm test` and the
@@ -11,59 +12,34 @@ pytest plugin both run scenarios through `run_scenario`.
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 from dataclasses import dataclass, field
 
 from rulesvm import api
-from rulesvm.dsl import ast as A
-from rulesvm.dsl.diagnostics import Diagnostic, DiagnosticError, Reporter, Span, did_you_mean
+from rulesvm.dsl.diagnostics import Diagnostic, DiagnosticError, Span, did_you_mean
 from rulesvm.dsl.loader import VariantNotFound
-from rulesvm.dsl.parser import parse_expression
 from rulesvm.dsl.reading import read_bytes
 from rulesvm.dsl.schema import SCENARIO_SCHEMA, validate
-from rulesvm.dsl.types import BOOL, CARD, PLAYER, ZONE
-from rulesvm.dsl.yaml_loader import Marks, decode_text, load_yaml_file, scalar_origin
-from rulesvm.interpreter import IllegalMove, RulesRuntimeError
+from rulesvm.dsl.types import CARD, PLAYER, ZONE
+from rulesvm.dsl.yaml_loader import Marks, decode_text, load_yaml_file
+from rulesvm.interpreter import IllegalMove, RulesRuntimeError, canonical_ranking
 from rulesvm.interpreter.agents import SeatView, make_agent
-from rulesvm.interpreter.compiler import compile_expression
-from rulesvm.interpreter.format import formatter
 from rulesvm.interpreter.rng import derive
+from rulesvm.interpreter.steps import StepPicker
 
-ACTIONS = ("note", "choose", "reject", "expect", "expect_options", "expect_options_include", "expect_options_exclude",
+from .scenario_exprs import EXPR_FILE, ScenarioFailure, SetupError, compile_check, explain  # noqa: F401 - EXPR_FILE, read from here
+from .scripted_chance import ChanceScript, Entry, ScriptError
+
+ACTIONS = ("note", "choose", "reject", "choose_steps", "expect_step_options",
+           "expect", "expect_options", "expect_options_include", "expect_options_exclude",
            "expect_zone", "expect_known", "expect_log", "expect_no_log", "expect_event", "expect_result", "expect_over",
-           "expect_phase", "expect_decision", "play_until", "play_to_end")
+           "expect_phase", "expect_decision", "play_until", "play_to_end", "run_until")
 
 # Steps that only read the state: they may run while an `at: start` scenario is paused.
 STATE_CHECKS = frozenset({"expect", "expect_zone", "expect_known", "expect_log", "expect_no_log", "expect_event", "expect_phase",
                           "expect_over"})
-
-
-class ScenarioFailure(Exception):
-    """A scenario that fails. With a `code`, the scenario file itself is wrong (E044: the set-up
-    or a step names something the game does not have; E045: an expression that does not parse
-    or check); without one, the game does not behave as the scenario expects."""
-
-    def __init__(self, message: str, step: int | None = None, span: Span | None = None,
-                 code: str | None = None):
-        self.message = message
-        self.step = step
-        self.span = span
-        self.code = code
-        super().__init__(message)
-
-    def describe(self) -> str:
-        where = f"{self.span.file}:{self.span.line}:{self.span.col}: " if self.span else ""
-        kind = f"error[{self.code}]: " if self.code else ""
-        step = f"step {self.step}: " if self.step is not None else ""
-        return f"{where}{kind}{step}{self.message}"
-
-
-class SetupError(ScenarioFailure):
-    """The scenario names a card, zone, variable, seat or phase the game does not have (E044)."""
-
-    def __init__(self, message: str, step: int | None = None, span: Span | None = None):
-        super().__init__(message, step, span, "E044")
 
 
 @dataclass
@@ -90,6 +66,7 @@ class _Run:
     match: object = None
     events: list = field(default_factory=list)
     text: str = ""
+    chance: ChanceScript | None = None      # `chance:`: scripted outcomes of random events
 
 
 def load_scenario(path: str) -> tuple[dict, Marks, api.Game]:
@@ -103,7 +80,11 @@ def load_scenario(path: str) -> tuple[dict, Marks, api.Game]:
     for i, step in enumerate(steps if isinstance(steps, list) else []):
         if isinstance(step, dict):
             actions = [k for k in step if k in ACTIONS and k != "note"]
-            if len(actions) != 1 and list(step) != ["note"]:
+            if "until" in step and "choose" not in step:
+                diags.append(Diagnostic("E041", "`until:` goes with `choose`: it says where the rules stop after "
+                                        "the choice", marks.span(("steps", i, "until"), prefer_key=True),
+                                        "to run on from a stop without a choice, use a `run_until:` step"))
+            elif len(actions) != 1 and list(step) != ["note"]:
                 diags.append(Diagnostic("E041", "a step needs exactly one action, found "
                                         + (", ".join(f"`{a}`" for a in actions) or "none"), marks.span(("steps", i)),
                                         "actions: " + ", ".join(ACTIONS)))
@@ -165,75 +146,6 @@ def _option_values(data, marks, game_path) -> dict:
     return dict(data.get("options") or {})
 
 
-# ---------------------------------------------------------------------- expressions
-
-def compile_check(run: _Run, text: str, span: Span, want_bool: bool = True):
-    """Parse, check and compile a rules-language expression written in the scenario.
-
-    The expression is parsed on its own (spans index into `text`); problems are reported at
-    the step's position in the scenario file.
-    """
-    try:
-        expr = parse_expression(text, EXPR_FILE)
-    except DiagnosticError as exc:
-        d = exc.diagnostics[0]
-        raise ScenarioFailure(f"in `{text}` (column {d.span.col}): {d.message}", None,
-                              _expr_span(run, span, d.span), "E045") from None
-    model = run.game.model
-    reporter = Reporter()
-    t, nslots = model.checker.check_standalone(expr, reporter)
-    errors = [d for d in reporter.diagnostics if d.is_error]
-    if errors:
-        d = errors[0]
-        raise ScenarioFailure(f"in `{text}`: {d.message}" + (f" ({d.hint})" if d.hint else ""), None,
-                              _expr_span(run, span, d.span), "E045")
-    if want_bool and t not in (BOOL,) and t.name != "any":
-        raise ScenarioFailure(f"`{text}` should be true or false, but it is {t}", None,
-                              _expr_span(run, span, Span(EXPR_FILE, 1, 1)), "E045")
-    return expr, compile_expression(run.game.program, expr), nslots, model.resolution
-
-
-EXPR_FILE = "<expectation>"
-
-
-def _expr_span(run: _Run, span: Span, inner: Span) -> Span:
-    """Where a position inside an expression written in the scenario lies in the file."""
-    if not run.text or span.line <= 0:
-        return span
-    line, col, indent = scalar_origin(run.text, span)
-    if inner.line <= 1:
-        return Span(span.file, line, col + max(inner.col, 1) - 1)
-    return Span(span.file, line + inner.line - 1, indent + max(inner.col, 1))
-
-
-def _explain(run: _Run, expr, res, nslots, text: str) -> str:
-    """The values of an expression's parts, for a failure message."""
-    parts = []
-    nodes = [expr]
-    if isinstance(expr, A.Binary):
-        nodes = [expr.left, expr.right]
-    elif isinstance(expr, A.Unary):
-        nodes = [expr.operand]
-    for node in nodes:
-        if isinstance(node, (A.IntLit, A.BoolLit, A.NoneLit)):
-            continue
-        try:
-            value = compile_expression(run.game.program, node)(run.match.rt, [None] * max(nslots, 1))
-            fmt = formatter(res.types.get(node, BOOL), lambda: run.game.program)
-            parts.append(f"{_source_of(node, text)} = {fmt(value, run.match.rt)}")
-        except Exception as exc:  # noqa: BLE001 - a part may fail on its own; say so
-            parts.append(f"{_source_of(node, text)} fails: {exc}")
-    return "; ".join(parts)
-
-
-def _source_of(node, text: str) -> str:
-    span = node.span
-    lines = text.splitlines()
-    if span.line == span.end_line and 1 <= span.line <= len(lines):
-        return lines[span.line - 1][span.col - 1:span.end_col - 1]
-    return "(expression)"
-
-
 # ---------------------------------------------------------------------- set-up
 
 def _card_ref(run: _Run, ref, used: set, path) -> tuple[int, dict]:
@@ -274,11 +186,20 @@ def _card_ref(run: _Run, ref, used: set, path) -> tuple[int, dict]:
 
 def zone_ref(run: _Run, text: str, span: Span) -> int:
     """`hand[2]` (player 2's hand), `recruit`, `column(3)`, `grid(1,2)`, `slot[1](0)`."""
+    zones = zone_refs(run, text, span, family=False)
+    return zones[0]
+
+
+def zone_refs(run: _Run, text: str, span: Span, family: bool = True) -> list[int]:
+    """The zones `text` names: one, or with `family` a `*` for any seat or index names them all
+    (`space(*,*)`: every space of a grid; `hand[*]`: every seat's hand)."""
     prog = run.game.program
-    m = re.fullmatch(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:\[\s*(\d+)\s*\])?\s*(?:\(([\d\s,]*)\))?\s*", text)
+    any_ = r"\*\s*|" if family else ""
+    m = re.fullmatch(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:\[\s*(" + any_ + r"\d+)\s*\])?\s*(?:\(([\d\s,"
+                     + ("*" if family else "") + r"]*)\))?\s*", text)
     if m is None:
         raise SetupError(f"`{text}` is not a zone: write `name`, `name[SEAT]`, `name(INDEX)` or "
-                              "`name[SEAT](INDEX)`", None, span)
+                         "`name[SEAT](INDEX)`" + (" (`*` for every seat or index)" if family else ""), None, span)
     name, seat, index = m.group(1), m.group(2), m.group(3)
     names = [z.name for z in prog.zones]
     info = next((z for z in prog.zones if z.name == name), None)
@@ -288,19 +209,28 @@ def zone_ref(run: _Run, text: str, span: Span) -> int:
         raise SetupError(f"zone `{name}` is per player: write `{name}[SEAT]`, e.g. `{name}[1]`", None, span)
     if not info.per_player and seat is not None:
         raise SetupError(f"zone `{name}` is shared: write `{name}` without a seat", None, span)
-    p = 0
-    if seat is not None:
-        p = int(seat) - 1
-        if not 0 <= p < run.match.players:
+    seats = [0]
+    if seat is not None and seat.strip() == "*":
+        seats = list(range(run.match.players))
+    elif seat is not None:
+        seats = [int(seat) - 1]
+        if not 0 <= seats[0] < run.match.players:
             raise SetupError(f"seat {seat} does not exist in a {run.match.players}-player game", None, span)
-    idx = [int(x) for x in index.split(",")] if index else []
-    if len(idx) != len(info.dims):
+    idx = [x.strip() for x in index.split(",")] if index else []
+    if len(idx) != len(info.dims) or "" in idx:
         want = {0: "no index", 1: "one index, e.g. `(0)`", 2: "a column and a row, e.g. `(0,1)`"}[len(info.dims)]
         raise SetupError(f"zone `{name}` takes {want}", None, span)
+    ranges = []
     for k, d in zip(idx, info.dims):
-        if not 0 <= k < d:
+        if k == "*":
+            ranges.append(range(d))
+        elif not k.isdigit():
+            raise SetupError(f"`{text}`: `{k}` is not an index (a number, or `*` for every one)", None, span)
+        elif not 0 <= int(k) < d:
             raise SetupError(f"`{text}`: index {k} is outside 0..{d - 1}", None, span)
-    return prog.zone_index(name, p, *idx)
+        else:
+            ranges.append([int(k)])
+    return [prog.zone_index(name, p, *ix) for p in seats for ix in itertools.product(*ranges)]
 
 
 def _typed_value(run: _Run, var, value, span):
@@ -330,12 +260,21 @@ def apply_setup(run: _Run) -> None:
     setup = run.data.get("setup") or {}
     match, prog, model = run.match, run.game.program, run.game.model
     used: set = set()
-    for zname, refs in (setup.get("zones") or {}).items():
+    # A family emptied (`space(*,*): []`) first, so the zones listed with it fill after it.
+    for zname, refs in sorted((setup.get("zones") or {}).items(), key=lambda item: "*" not in str(item[0])):
         path = ("setup", "zones", zname)
-        zone = zone_ref(run, zname, run.marks.span(path, prefer_key=True))
+        family = zone_refs(run, zname, run.marks.span(path, prefer_key=True))
         if not isinstance(refs, list):
             raise SetupError("a zone's set-up is a list of cards (bottom or left first)", None,
                                   run.marks.span(path))
+        if "*" in zname:
+            if refs:
+                raise SetupError(f"`{zname}` names {len(family)} zones: a family of zones can only be emptied "
+                                 "(`[]`); give each zone's cards on its own line", None, run.marks.span(path))
+            for zone in family:
+                match.place(zone, [], {}, {})
+            continue
+        zone = family[0]
         cards, faces, turns = [], {}, {}
         info = prog.zone_info[zone]
         for i, ref in enumerate(refs):
@@ -396,6 +335,49 @@ def _hint(name, names) -> str:
     return f" ({h})" if h else ""
 
 
+# ---------------------------------------------------------------------- scripted randomness
+
+def _new_match(run: _Run, **kw):
+    """Start the scenario's game; with `chance:`, every random event is a chance decision
+    that the script answers (testing/scripted_chance.py)."""
+    data = run.data
+    run.match = api.new_game(run.game, data.get("players"), data.get("seed", 0), sink=run.events.append,
+                             debug=True, explicit_chance="chance" in data, **kw)
+    if "chance" in data and run.chance is None:
+        run.chance = _chance_script(run)
+    _settle(run)
+
+
+def _chance_script(run: _Run) -> ChanceScript:
+    spec = run.data["chance"] or {}
+    prog = run.game.program
+    queues = {kind: [Entry(v, run.marks.span(("chance", kind, i))) for i, v in enumerate(spec.get(kind) or [])]
+              for kind in ("rolls", "picks", "shuffle_into")}
+    shuffles, keys = {}, {}
+    for zname, cards in (spec.get("shuffles") or {}).items():
+        kspan = run.marks.span(("chance", "shuffles", zname), prefer_key=True)
+        name = prog.zone_names[zone_ref(run, str(zname), kspan)]
+        entries = []
+        for i, ref in enumerate(cards):
+            span = run.marks.span(("chance", "shuffles", zname, i))
+            if not any(ref in (cid, cid.split("#")[0], prog.card_names[c]) for c, cid in enumerate(prog.card_ids)):
+                raise SetupError(f"no card has the id `{ref}`" + _hint(str(ref), list(prog.card_by_id)), None, span)
+            entries.append(Entry(ref, span))
+        shuffles[name], keys[name] = entries, kspan
+    return ChanceScript(queues, shuffles, bool(spec.get("strict", False)), run.marks.span(("chance", "strict")),
+                        shuffle_keys=keys)
+
+
+def _settle(run: _Run) -> None:
+    """Answer the random events due now from the script (or the seed)."""
+    if run.chance is None:
+        return
+    try:
+        run.chance.settle(run.match)
+    except ScriptError as exc:
+        raise ScenarioFailure(exc.message, None, exc.span) from None
+
+
 # ---------------------------------------------------------------------- steps
 
 def _option_index(run: _Run, which, span) -> int:
@@ -426,6 +408,7 @@ def _play_until(run: _Run, cond, limit: int, span) -> None:
             raise ScenarioFailure(f"the condition did not become true within {limit} decisions", None, span)
         seat = match.current_player
         match.apply(agents[seat].choose(SeatView(match, seat)))
+        _settle(run)
         made += 1
     if cond is not None and not cond():
         raise ScenarioFailure("the game ended before the condition became true", None, span)
@@ -442,9 +425,14 @@ def _answer(run: _Run, step: dict, path: tuple, action: str, aspan) -> None:
                               f"(prompt: {match.decision.prompt})", None, run.marks.span(path + ("by",)))
     if action == "choose":
         try:
-            match.apply(_option_index(run, step["choose"], aspan))
+            index = _option_index(run, step["choose"], aspan)
         except IllegalMove as exc:
             raise ScenarioFailure(str(exc), None, aspan) from None
+        if "until" in step:
+            _run_to_stop(run, step["until"], path + ("until",), lambda: match.apply(index),
+                         run.marks.span(path + ("until",)))
+        else:
+            match.apply(index)
         return
     try:
         i = _option_index(run, step["reject"], aspan)
@@ -454,6 +442,39 @@ def _answer(run: _Run, step: dict, path: tuple, action: str, aspan) -> None:
         return
     raise ScenarioFailure(f"`{match.legal_options[i].label}` was accepted as a legal option, "
                           "but the scenario expects it to be rejected", None, aspan)
+
+
+def _walk_steps(run: _Run, picks: list, aspan) -> StepPicker:
+    """A compound decision's picks made one at a time, each checked against what its step offers."""
+    d = run.match.decision
+    if d is None or d.steps is None:
+        raise ScenarioFailure("no compound decision (`choose` with `steps:`) is pending"
+                              + (f" (prompt: {d.prompt})" if d is not None else ""), None, aspan)
+    picker = StepPicker(d)
+    for pick in picks:
+        if picker.complete:
+            raise ScenarioFailure(f"`{pick}` is one pick too many: the choice has {len(picker.prompts)} steps",
+                                  None, aspan)
+        if pick not in picker.choices():
+            raise ScenarioFailure(f"step {picker.step + 1} ({picker.prompts[picker.step]}) does not offer "
+                                  f"`{pick}`; it offers: {', '.join(picker.choices())}", None, aspan)
+        picker.pick(pick)
+    return picker
+
+
+def _steps_action(run: _Run, step: dict, action: str, aspan) -> None:
+    """`choose_steps`: answer a compound decision pick by pick; `expect_step_options`: what a step offers."""
+    if action == "choose_steps":
+        picker = _walk_steps(run, step["choose_steps"], aspan)
+        if not picker.complete:
+            raise ScenarioFailure(f"{len(picker.picked)} pick(s) given, but the choice has {len(picker.prompts)} steps",
+                                  None, aspan)
+        run.match.apply(picker.index)
+        return
+    spec = step["expect_step_options"]
+    offered = _walk_steps(run, spec.get("after", []), aspan).choices()
+    if offered != spec["options"]:
+        raise ScenarioFailure(f"the step offers {offered}, expected {spec['options']}", None, aspan)
 
 
 def _expect(run: _Run, step: dict, path: tuple) -> None:
@@ -469,10 +490,15 @@ def _expect(run: _Run, step: dict, path: tuple) -> None:
             raise ScenarioFailure(f"`{text}` fails: {exc.message}", None, espan) from None
         if not value:
             raise ScenarioFailure(f"expected `{text}`, but it is false: "
-                                  f"{_explain(run, expr, res, nslots, text)}", None, espan)
+                                  f"{explain(run, expr, res, nslots, text)}", None, espan)
 
 
 def _step(run: _Run, index: int, step: dict) -> None:
+    _do_step(run, index, step)
+    _settle(run)
+
+
+def _do_step(run: _Run, index: int, step: dict) -> None:
     match = run.match
     path = ("steps", index)
     actions = [k for k in step if k in ACTIONS and k != "note"]
@@ -480,10 +506,20 @@ def _step(run: _Run, index: int, step: dict) -> None:
         return                              # a note: nothing to do
     action = actions[0]
     aspan = run.marks.span(path + (action,))
+    if action == "run_until":
+        if not match.paused:
+            raise ScenarioFailure("`run_until` runs the rules on from a stop, but the game is "
+                                  + ("over" if match.is_over else
+                                     f"waiting for a decision (Player {match.current_player + 1}: "
+                                     f"{match.decision.prompt}): answer it with `choose` and `until:`"), None, aspan)
+        return _run_to_stop(run, step["run_until"], path + ("run_until",), match.resume, aspan)
     if match.paused and action not in STATE_CHECKS:
-        match.resume()                      # `at: start`: the game block begins with the first move
+        match.resume()                      # from a stop (`at: start`, `until:`), the rules run on with this step
+        _settle(run)
     if action in ("choose", "reject"):
         return _answer(run, step, path, action, aspan)
+    if action in ("choose_steps", "expect_step_options"):
+        return _steps_action(run, step, action, aspan)
     if action == "expect":
         return _expect(run, step, path)
     if action.startswith("expect_options"):
@@ -545,6 +581,8 @@ def _step(run: _Run, index: int, step: dict) -> None:
         if not match.is_over:
             raise ScenarioFailure("the game is not over", None, aspan)
         for key, value in step["expect_result"].items():
+            if key == "ranking":                # by meaning: [1, [2, 3]] is [[1], [2, 3]]
+                value = canonical_ranking(value)
             if match.result.get(key) != value:
                 raise ScenarioFailure(f"result {key} is {match.result.get(key)}, expected {value}", None,
                                       run.marks.span(path + ("expect_result", key)))
@@ -615,16 +653,20 @@ def run_scenario(path: str) -> ScenarioResult:
             if at is not None or data.get("setup"):
                 _reach(run, None if at == "start" else at)
                 apply_setup(run)
-                if at != "start":
-                    run.match.resume()      # `at: start` stays paused until a step needs the game to go on
+                if isinstance(at, dict) and "phase" in at:
+                    run.match.resume()      # other stops hold until a step needs the game to go on
+                    _settle(run)
             else:
-                run.match = api.new_game(game, data.get("players"), data.get("seed", 0), sink=run.events.append,
-                                         debug=True)
+                _new_match(run)
         except ValueError as exc:
             raise ScenarioFailure(str(exc), None, marks.span(("players",))) from None
         for i, step in enumerate(data["steps"]):
             step_no = i + 1
             _step(run, i, step)
+        unused = run.chance.leftover() if run.chance is not None else None
+        if unused is not None:
+            step_no = None
+            raise ScenarioFailure(unused.message, None, unused.span)
     except ScenarioFailure as exc:
         if exc.step is None:
             exc.step = step_no
@@ -641,27 +683,52 @@ def run_scenario(path: str) -> ScenarioResult:
 
 def _reach(run: _Run, at: dict | None) -> None:
     """Restart the game so that it stops where the set-up applies."""
-    game, data = run.game, run.data
     run.events.clear()
     if at is None:
-        run.match = api.new_game(game, data.get("players"), data.get("seed", 0), sink=run.events.append,
-                                 debug=True, breakpoint=("game", 1))
+        _new_match(run, breakpoint=("game", 1))
         return
-    phase = at["phase"]
-    model = game.model
-    if phase not in model.procs or model.procs[phase].kind != "phase":
-        phases = [p.name for p in model.procs.values() if p.kind == "phase"]
-        raise SetupError(f"no phase `{phase}`" + _hint(phase, phases), None, run.marks.span(("at", "phase")))
-    run.match = api.new_game(game, data.get("players"), data.get("seed", 0), sink=run.events.append,
-                             debug=True, breakpoint=(phase, at.get("occurrence", 1)))
+    phase, occurrence, end = _stop(run, at, ("at",))
+    _new_match(run, breakpoint=(phase, occurrence) + (("end",) if end else ()))
     agents = _bots(run)
     match = run.match
     while not match.paused:
         if match.is_over:
-            raise ScenarioFailure(f"the game ended before phase `{phase}` began", None, run.marks.span(("at",)))
+            raise ScenarioFailure(f"the game ended before phase `{phase}` " + ("ended" if end else "began"), None,
+                                  run.marks.span(("at",)))
         seat = match.current_player
         match.apply(agents[seat].choose(SeatView(match, seat)))
+        _settle(run)
     run.events.clear()
+
+
+def _stop(run: _Run, spec: dict, path: tuple) -> tuple[str, int, bool]:
+    """A stop (`{phase: X}` or `{phase_starts: X}`, `{phase_ends: X}`, with `occurrence: N`) as
+    (phase, occurrence, at its end); a phase the game does not have is an E044 at its name."""
+    key = next(k for k in ("phase", "phase_starts", "phase_ends") if k in spec)
+    phase = spec[key]
+    model = run.game.model
+    if phase not in model.procs or model.procs[phase].kind != "phase":
+        phases = [p.name for p in model.procs.values() if p.kind == "phase"]
+        raise SetupError(f"no phase `{phase}`" + _hint(phase, phases), None, run.marks.span(path + (key,)))
+    return phase, spec.get("occurrence", 1), key == "phase_ends"
+
+
+def _run_to_stop(run: _Run, spec: dict, path: tuple, go, aspan) -> None:
+    """Set the stop `spec`, let `go()` run the rules, and check that they stopped there rather
+    than at a decision or the end of the game."""
+    phase, occurrence, end = _stop(run, spec, path)
+    match = run.match
+    match.stop_at(phase, occurrence, end)
+    go()
+    _settle(run)                            # random events on the way (scripted chance) stop nowhere
+    if match.paused:
+        return
+    match.clear_stop()
+    where = f"phase `{phase}` did not {'end' if end else 'start'}" + (f" {occurrence} times" if occurrence > 1 else "")
+    if match.is_over:
+        raise ScenarioFailure(f"the game ended: {where}", None, aspan)
+    raise ScenarioFailure(f"{where} before the next decision (Player {match.current_player + 1}: "
+                          f"{match.decision.prompt})", None, aspan)
 
 
 def find_scenarios(paths: list[str]) -> list[str]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shlex
 import subprocess
 import sys
 
@@ -80,6 +81,16 @@ def test_json_puts_the_readable_log_on_stderr():
     (["run", "games/nothing.yaml"], "no such file"),
     (["run", GK, "--save-at", "3"], "--save-at needs --save"),
     (["validate", "no/such/dir"], "no such file or folder"),
+    # One style for a missing file or a folder given for a file, in every command.
+    (["run", "giant_king"], "no such file: giant_king\n   = hint: did you mean games/giant_king.yaml?"),
+    (["info", "games/giant_kong.yaml"], "did you mean games/giant_king.yaml?"),
+    (["simulate", "giant_king", "-n", "1"], "did you mean games/giant_king.yaml?"),
+    (["info", "games/"], "games/ is a folder: give a game's YAML file\n   = hint: in it: games/alien_attack.yaml, "),
+    (["replay", "no_such_log.jsonl"], "no such file: no_such_log.jsonl"),
+    (["resume", "games"], "games is a folder: give a save's JSON file"),
+    (["test", "games/giant_king/scenarios/double_powr.scenario.yaml"],
+     "did you mean games/giant_king/scenarios/double_power.scenario.yaml?"),
+    (["fmt", "games/giant_king.rule"], "did you mean games/giant_king.rules?"),
 ])
 def test_usage_errors_exit_2(args, fragment):
     p = rulesvm(*args)
@@ -193,7 +204,8 @@ def test_resume_bad_files(tmp_path):
     junk.write_text("{not json")
     p = rulesvm("resume", str(junk))
     assert p.returncode == 1 and "not a rulesvm save file" in p.stderr
-    assert rulesvm("resume", str(tmp_path / "missing.json")).returncode == 1
+    missing = rulesvm("resume", str(tmp_path / "missing.json"))      # a usage error, as in every command
+    assert missing.returncode == 2 and "no such file" in missing.stderr
 
 
 def test_human_save_command(tmp_path):
@@ -209,3 +221,84 @@ def test_version():
     from importlib.metadata import version
     out = rulesvm("--version")
     assert out.returncode == 0 and out.stdout.strip() == f"rulesvm {version('rulesvm')}"
+
+
+def _readme_tour() -> list[list[str]]:
+    """The README tour's commands (each `rulesvm ...` of its code block, `&&` split), as args."""
+    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as fh:
+        text = fh.read()
+    block = text.split("## A short tour", 1)[1].split("```bash", 1)[1].split("```", 1)[0]
+    commands = []
+    for line in block.splitlines():
+        line = line.split("  #", 1)[0].strip()
+        for part in line.split("&&"):
+            words = shlex.split(part)
+            if words and words[0] == "rulesvm":
+                commands.append(words[1:])
+    return commands
+
+
+def test_the_readme_tour_can_be_run_twice(tmp_path):
+    """Every tour command that writes a file runs a second time without "already exists"."""
+    os.symlink(os.path.join(ROOT, "games"), tmp_path / "games")
+    writes = ("--log", "--save", "--report", "--plot", "--csv")
+    tour = _readme_tour()
+    assert len(tour) > 10
+    chosen = [args for args in tour if any(w in args for w in writes)]
+    assert len(chosen) >= 3
+    # A smaller simulation than the README's, the same options.
+    chosen = [[("8" if i and args[i - 1] == "-n" else a) for i, a in enumerate(args)] for args in chosen]
+    for args in chosen:
+        for attempt in (1, 2):
+            p = rulesvm(*args, cwd=str(tmp_path))
+            assert p.returncode == 0, (attempt, args, p.stderr)
+            assert "already exists" not in p.stderr
+    # The files the tour goes on to read were written.
+    assert rulesvm("resume", "g.json", "--quiet", cwd=str(tmp_path)).returncode == 0
+    assert rulesvm("replay", "game.jsonl", "--quiet", cwd=str(tmp_path)).returncode == 0
+
+
+def test_help_shows_flags_without_a_type():
+    for args in (["--help"], ["run", "--help"], ["simulate", "--help"], ["replay", "--help"]):
+        p = rulesvm(*args)
+        assert p.returncode == 0, p.stderr
+        assert "<bool>" not in p.stdout, args
+    run_help = rulesvm("run", "--help").stdout
+    assert "--json" in run_help and "--players" in run_help and "<int>" in run_help   # options that take values keep theirs
+    assert "Usage: rulesvm run" in run_help
+
+
+def _complete(words: str) -> list[str]:
+    """What bash completion offers after `words` (the last one being completed)."""
+    env = dict(os.environ, _RULESVM_COMPLETE="complete_bash", COMP_WORDS=words, COMP_CWORD=str(len(words.split()) - 1))
+    p = subprocess.run([sys.executable, "-m", "rulesvm.cli.main"], cwd=ROOT, env=env, capture_output=True, text=True,
+                       timeout=60)
+    assert p.returncode == 0, p.stderr
+    return p.stdout.split()
+
+
+def test_shell_completion_completes_commands_and_options():
+    assert _complete("rulesvm sim") == ["simulate"]
+    assert "--step" in _complete("rulesvm replay --st")
+    assert set(_complete("rulesvm re")) == {"resume", "replay"}
+    help_text = rulesvm("--help").stdout
+    assert "--install-completion" in help_text and "--show-completion" in help_text
+    script = subprocess.run([sys.executable, "-m", "rulesvm.cli.main", "--show-completion"], cwd=ROOT,
+                            env=dict(os.environ, SHELL="/bin/bash"), capture_output=True, text=True, timeout=60)
+    assert script.returncode == 0 and "_RULESVM_COMPLETE=complete_bash" in script.stdout
+
+
+def test_run_names_the_variants_and_options_in_its_first_line():
+    first = rulesvm("run", GK, "--seed", "2").stdout.splitlines()[0]
+    assert first == "giant_king: 4 players, seed 2; no variant; default options"
+    first = rulesvm("run", GK, "--seed", "2", "--variant", "three_laps", "--set", "four_card_two_pair=true",
+                    "--players", "3").stdout.splitlines()[0]
+    assert first == "giant_king: 3 players, seed 2; variant three_laps; options laps=3, four_card_two_pair=true"
+
+
+def test_info_shows_whole_option_names_when_piped():
+    p = rulesvm("info", GK)
+    assert p.returncode == 0
+    assert "…" not in p.stdout
+    for name in ("max_cards_per_turn", "four_card_two_pair", "formations", "rewards_for_all"):
+        assert name in p.stdout, name

@@ -285,7 +285,7 @@ def test_phase_that_never_pauses_runs_without_a_frame(quiet_phases):
     generated, closures = _programs(quiet_phases)
     assert generated.procs["score_round"].body is not None and generated.procs["ask"].body is None
     source = "\n".join(generated.sources)
-    assert re.search(r"if rt.breakpoint is None:\n.*covered\('score_round'\)\n\s+_pb\d+\(rt, _v", source)
+    assert re.search(r"if rt.breakpoint is None:\n.*coverage\['score_round'\] = .*\n\s+_pb\d+\(rt, _v", source)
     for program in (generated, closures):
         for listen in (True, False):
             lines, choices, result, state = _play(program, 2, 5, listen)

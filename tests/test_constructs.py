@@ -197,3 +197,12 @@ def test_field_at_and_name_at_read_any_side_without_turning_the_card(tmp_path):
         api.load_game(path)
     assert [(d.code, d.span.line, d.span.col) for d in info.value.diagnostics] == [("E228", 2, 50)]
     assert "did you mean `hull`" in info.value.diagnostics[0].hint
+
+
+def test_a_text_inside_an_interpolation_has_interpolations_of_its_own(tmp_path):
+    path = write_game(tmp_path, "var score: int = 0, per_player\ngame {\n  for p in players { p.score = p.seat * 2 }\n"
+                      "  log(\"\\{{join([\\\"{p}: {p.score}\\\" for p in players], \\\", \\\")}\\}\")\n"
+                      "  end_game(ranking: [players])\n}\n", players=2)
+    events = []
+    api.new_game(api.load_game(path), 2, 1, sink=events.append)
+    assert [e["text"] for e in events if e["type"] == "log"] == ["{Player 1: 2, Player 2: 4}"]

@@ -30,7 +30,7 @@ MARKER = re.compile(r"^<!-- recipe: (\w+) -->$")
 
 # The mechanics the cookbook promises (issue: "how to express common mechanics").
 PROMISED = {"draw_up_to", "hand_limit", "market_row", "trick_taking", "deck_reshuffle", "die_table",
-            "once_per_game", "effect_stack", "grid"}
+            "once_per_game", "effect_stack", "grid", "deal_then_play"}
 
 # recipe -> (text in the recipe, replacement): each must make a check fail.
 MUTATIONS = {
@@ -43,6 +43,7 @@ MUTATIONS = {
     "once_per_game": ("c.used = true", "c.used = false"),
     "effect_stack": ("let c = top(stack)", "let c = bottom(stack)"),
     "grid": ("all([symbol_at(i, i) == s for i in 0..2])", "all([symbol_at(i, 0) == s for i in 0..2])"),
+    "deal_then_play": ("draw(deck, hand(p), 3)", "draw(deck, hand(p), 2)"),
 }
 
 

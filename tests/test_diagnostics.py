@@ -55,7 +55,7 @@ def diagnose(path: str, tmp: str):
         game = os.path.join(tmp, "game.yaml")
     else:
         game = os.path.join(path, "game.yaml")
-    return api.validate_game(game)
+    return api.validate_path(game)          # as `rulesvm validate`: each variant the game lists too
 
 
 @pytest.mark.parametrize("path", cases(), ids=os.path.basename)
@@ -71,8 +71,9 @@ def test_golden_diagnostics(path, tmp_path):
     assert not missing and not extra, f"missing {sorted(missing)}, unexpected {sorted(extra)}; reported:\n{detail}"
     for f, line, col, code, fragment in expected:
         if fragment:
-            messages = [d.message for d in actual if (os.path.basename(d.span.file), d.span.line, d.span.col,
-                                                         d.code) == (f, line, col, code)]
+            # A fragment may quote the hint too: `... [hint: in an expression write `else if``.
+            messages = [d.message + (f"  [hint: {d.hint}]" if d.hint else "") for d in actual
+                        if (os.path.basename(d.span.file), d.span.line, d.span.col, d.code) == (f, line, col, code)]
             assert any(fragment in m for m in messages), f"{code} at {line}:{col}: {fragment!r} not in {messages}"
 
 

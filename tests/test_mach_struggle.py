@@ -68,7 +68,7 @@ def test_human_types_a_plan_and_confirms_it():
                 input_text="r2 a+ at d-\nn\nR1 A+ A+ AT\ny\n1\n")
     out = p.stdout
     assert "Type e.g. R2 A+ AT D-" in out
-    assert "48 options" in out
+    assert "Step 1 of 4: Aim" in out and "48 options" not in out      # picked step by step, or typed whole
     assert "you chose: R2 A+ AT D-. Commit it?" in out
     assert "you chose: R1 A+ A+ AT. Commit it?" in out
     assert "Player 1 aims at range 1" in out

@@ -5,6 +5,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import pty
+import select
 import shutil
 import subprocess
 import sys
@@ -89,7 +91,8 @@ def test_malformed_logs_are_located(tmp_path):
     binary.write_bytes(b"\xff\xfe\x00garbage")
     p = rulesvm("replay", str(binary))
     assert p.returncode == 1 and "error[E050]" in p.stderr
-    assert rulesvm("replay", str(tmp_path / "none.jsonl")).returncode == 1
+    missing = rulesvm("replay", str(tmp_path / "none.jsonl"))        # a usage error, as in every command
+    assert missing.returncode == 2 and "no such file" in missing.stderr
 
 
 def test_undo_takes_back_the_humans_last_decision_and_replays(tmp_path):
@@ -311,3 +314,87 @@ def test_the_card_fingerprint_does_not_depend_on_how_the_game_path_was_written(m
     monkeypatch.chdir(ROOT)
     relative = api.load_game(os.path.join("games", "birthdays_fight.yaml")).program.card_fingerprint
     assert absolute == relative
+
+
+class Terminal:
+    """`rulesvm` run at a pseudo-terminal (stdin and stdout are a tty), as a person runs it."""
+
+    def __init__(self, *args):
+        self.master, slave = pty.openpty()
+        env = dict(os.environ, COLUMNS="100", TERM="dumb", NO_COLOR="1")
+        self.proc = subprocess.Popen([sys.executable, "-m", "rulesvm.cli.main", *args], cwd=ROOT, stdin=slave,
+                                     stdout=slave, stderr=slave, env=env, close_fds=True)
+        os.close(slave)
+        self.seen = ""          # everything printed so far
+        self.mark = 0           # where the next read_until looks from
+
+    def read_until(self, text: str, timeout: float = 60.0) -> str:
+        """What was printed from the last match up to and including `text`, once it appears."""
+        deadline = time.monotonic() + timeout
+        while text not in self.seen[self.mark:]:
+            left = deadline - time.monotonic()
+            assert left > 0, f"no {text!r} in:\n{self.seen}"
+            ready, _, _ = select.select([self.master], [], [], left)
+            if ready:
+                try:
+                    chunk = os.read(self.master, 4096)
+                except OSError:         # the process ended and closed the terminal
+                    chunk = b""
+                assert chunk, f"the process ended before {text!r}:\n{self.seen}"
+                self.seen += chunk.decode("utf-8", "replace").replace("\r\n", "\n")
+        start, end = self.mark, self.seen.index(text, self.mark) + len(text)
+        self.mark = end
+        return self.seen[start:end]
+
+    def type(self, line: str) -> None:
+        os.write(self.master, (line + "\n").encode())
+
+    def finish(self) -> int:
+        code = self.proc.wait(timeout=60)
+        os.close(self.master)
+        return code
+
+
+def test_replay_step_waits_for_each_step_at_a_terminal_and_goes_back(tmp_path):
+    log = _log_game(tmp_path, seed=5)
+    decisions = [json.loads(line) for line in log.read_text().splitlines() if '"type": "decision"' in line]
+    term = Terminal("replay", str(log), "--step")
+    term.read_until("[step 0/")
+    assert "-- step 0/" in term.seen and "(the set-up)" in term.seen
+    assert f"#1 Player {decisions[0]['player']}" not in term.seen           # nothing shown ahead of time
+    term.type("")                                                           # Enter: the next step
+    term.read_until("[step 1/")
+    assert f"#1 Player {decisions[0]['player']} > {decisions[0]['label']}" in term.seen
+    assert "#2 " not in term.seen
+    term.type("")
+    term.read_until("[step 2/")
+    assert f"#2 Player {decisions[1]['player']} > {decisions[1]['label']}" in term.seen
+    term.type("b")                                                          # back: step 1 again
+    again = term.read_until("[step 1/")
+    assert "-- step 1/" in again and f"#1 Player {decisions[0]['player']}" in again and "#2 " not in again
+    term.type("q")
+    term.read_until("stopped stepping")
+    assert term.finish() == 0
+    assert "Winner: Player" not in term.seen                                # quit before the end
+
+
+def test_replay_step_goes_to_the_end_and_shows_the_result(tmp_path):
+    log = _log_game(tmp_path, seed=5)
+    term = Terminal("replay", str(log), "--step", "--to", "3")
+    for k in range(3):
+        term.read_until(f"[step {k}/3]")
+        term.type("")
+    term.read_until("after 3 decisions")
+    assert term.finish() == 0
+    assert "[step 3/3]" not in term.seen and "== Table ==" in term.seen
+
+
+def test_replay_step_prints_everything_at_once_when_piped(tmp_path):
+    log = _log_game(tmp_path, seed=5)
+    p = rulesvm("replay", str(log), "--step")
+    assert p.returncode == 0, p.stderr
+    assert "Winner: Player" in p.stdout and "[step" not in p.stdout
+    assert p.stdout == rulesvm("replay", str(log)).stdout
+    assert "not at a terminal" in p.stderr
+    q = rulesvm("replay", str(log), "--step", "--quiet")
+    assert q.returncode == 2 and "--step" in q.stderr

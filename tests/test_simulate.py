@@ -3,8 +3,10 @@ variant comparison, the Dask backend, and bad input."""
 
 from __future__ import annotations
 
+import html
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -12,6 +14,9 @@ import time
 
 import pytest
 
+from rulesvm.analysis import extras
+from rulesvm.analysis.extras import install_hint
+from rulesvm.analysis.plots import binned
 from rulesvm.analysis.simulate import SimConfig, simulate
 from rulesvm.analysis.stats import binomial_tail, two_proportion_p, welch_p, wilson
 
@@ -118,7 +123,7 @@ def test_cli_simulate_outputs(tmp_path):
     assert data["games"] == 30 and data["game"] == "mach_struggle"
     assert (tmp_path / "s.png").read_bytes()[:4] == b"\x89PNG"
     page = (tmp_path / "s.html").read_text()
-    assert "data:image/png;base64," in page and "Win rates" in page and "<table>" in page
+    assert "data:image/png;base64," in page and "Win rates" in page and "<table class='sortable'>" in page
     assert "Rules coverage" in (tmp_path / "s.csv").read_text()
     human = rulesvm("simulate", "games/mach_struggle.yaml", "-n", "10", "--jobs", "1", "--quiet")
     assert human.returncode == 0 and "Win rates" in human.stdout and "Rules coverage" in human.stdout
@@ -356,3 +361,99 @@ def test_chunks_in_flight_never_pass_the_window():
     assert handed == list(range(1000))
     assert most[0] == 8
 
+
+
+def _run_without(module: str, *args, cwd: str = ROOT) -> subprocess.CompletedProcess:
+    """`rulesvm ARGS` in a Python where importing `module` fails, as where it is not installed."""
+    code = (f"import sys; sys.modules[{module!r}] = None; sys.argv = ['rulesvm', *{list(args)!r}]; "
+            "from rulesvm.cli.main import main; main()")
+    p = subprocess.run([sys.executable, "-c", code], cwd=cwd, capture_output=True, text=True, timeout=300)
+    assert "Traceback" not in p.stderr, p.stderr
+    return p
+
+
+def _report_sections(page: str) -> dict:
+    """Each <h2> of a report page -> the HTML up to the next one."""
+    parts = page.split("<h2>")[1:]
+    return {part.split("</h2>", 1)[0]: part.split("</h2>", 1)[1] for part in parts}
+
+
+def test_the_report_shows_what_the_simulation_found(tmp_path):
+    """The report of a tournament: a plot per finding (agents with intervals, length, margin,
+    cards), each explained; sortable tables; every design metric defined; nothing fetched."""
+    out = tmp_path / "r.html"
+    p = rulesvm("simulate", "games/mach_struggle.yaml", "-n", "20", "--agents", "greedy:rollouts=1,random",
+                "--jobs", "1", "--quiet", "--report", str(out))
+    assert p.returncode == 0, p.stderr
+    page = out.read_text(encoding="utf-8")
+    plots = re.findall(r"<figure id='plot-(\w+)'><img alt='[^']+' src='data:image/png;base64,", page)
+    assert plots == ["agents", "length", "margin", "card_wins", "card_use"]
+    assert "img{max-width:100%;height:auto" in page              # images fit the page
+    sections = _report_sections(page)
+    assert "<figcaption>Each agent's share of the games it played, with its 95% Wilson interval" in \
+        html.unescape(sections["Win rate by agent"])
+    assert all("<figcaption>" in sections[t] for t in ("Game length", "Winner&#x27;s margin"))
+    # The finding is in the first lines too: the stronger agent first, with its interval.
+    assert re.search(r"<b>Result:</b> greedy:rollouts=1 wins 0\.\d+ \(95% CI 0\.\d+-\d\.\d+\); random wins", page)
+    heads = {name: re.findall(r"<th>(.*?)</th>", body) for name, body in sections.items()}
+    assert heads["Agents"] == ["agent", "wins", "seats played", "win rate", "95% CI", "mean reward"]
+    assert heads["Cards"] == ["card", "chosen", "acquired", "games (card, seat)", "win rate of its seat", "95% CI"]
+    assert "winner&#x27;s margin" in sections["Game length and branching"]
+    design = sections["Design metrics (docs/simulate.md)"]
+    assert heads["Design metrics (docs/simulate.md)"][-1] == "what it measures"
+    for metric, words in (("lead_changes", "a different single player leads"), ("drama", "come back from"),
+                          ("decisiveness", "took the lead for good"), ("stability", "positions change slowly")):
+        row = design.split(f"<td>{metric}</td>", 1)[1].split("</tr>", 1)[0]
+        assert words in row, metric
+    for name in ("Agents", "Win rates", "Cards", "Rules coverage"):
+        assert "<p class='about'>" in sections[name] and "<table class='sortable'>" in sections[name]
+    assert "<script>" in page and "table.sortable th" in page
+    assert "http://" not in page and "https://" not in page       # offline: no CDN, no remote script
+
+
+def test_the_report_without_matplotlib_says_so_and_keeps_the_tables(tmp_path):
+    out = tmp_path / "r.html"
+    p = _run_without("matplotlib", "simulate", "games/mach_struggle.yaml", "-n", "6", "--jobs", "1", "--quiet",
+                     "--report", str(out))
+    assert p.returncode == 0, p.stderr
+    assert f"the report {out} has no plots: plots need matplotlib, which is not installed" in p.stderr
+    assert "pip install -e '.[plot]'" in p.stderr                # a checkout installs its own extra
+    page = out.read_text(encoding="utf-8")
+    assert "<p class='warning' id='no-plots'>No plots: plots need matplotlib" in page
+    assert "pip install -e &#x27;.[plot]&#x27;" in page
+    assert "<figure id=" not in page and "<h2>Agents</h2>" in page and "<h2>Win rates</h2>" in page
+    plot = _run_without("matplotlib", "simulate", "games/mach_struggle.yaml", "-n", "2", "--jobs", "1", "--quiet",
+                        "--plot", str(tmp_path / "p.png"))
+    assert plot.returncode == 2 and "pip install -e '.[plot]'" in plot.stderr
+    assert not (tmp_path / "p.png").exists()
+
+
+def test_the_dask_backend_without_dask_says_how_to_install_it():
+    p = _run_without("dask", "simulate", "games/mach_struggle.yaml", "-n", "2", "--backend", "dask", "--quiet")
+    assert p.returncode == 2
+    assert "the Dask backend needs Dask, which is not installed: pip install -e '.[dask]'" in p.stderr
+
+
+def test_install_hints_for_a_checkout_and_for_an_installed_package(monkeypatch, tmp_path):
+    assert install_hint("plot").startswith("pip install -e '.[plot]' (in ")
+    monkeypatch.setattr(extras, "_HERE", str(tmp_path))             # no pyproject.toml: an installed package
+    assert install_hint("dask") == "pip install 'rulesvm[dask]'"
+
+
+def test_winners_margin_and_binned_lengths():
+    s = simulate(SimConfig(MS, n=30, seed=4))
+    assert s["margin"]["n"] == 30 and s["margin"]["min"] >= 0
+    assert sum(k for _, k in s["margin_histogram"]) == 30
+    edges, counts, width = binned([(v, 1) for v in range(100, 400)])
+    assert len(edges) <= 21 and sum(counts) == 300 and width == 15
+    edges, counts, width = binned([(3, 5), (4, 2)])
+    assert (edges, counts, width) == ([3, 4], [5, 2], 1)
+
+
+def test_compare_names_its_columns_and_starts_with_its_title():
+    p = rulesvm("compare", "games/mach_struggle.yaml", "--variant", "long_race", "-n", "6", "--jobs", "1")
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.startswith("base game vs long_race (6 games each, same seeds)\n")
+    assert p.stderr == ""                                        # no progress bar's blank lines when piped
+    header = p.stdout.splitlines()[2]
+    assert "base game" in header and "long_race" in header and "difference" in header

@@ -598,7 +598,7 @@ def _serve(*args, timeout=60):
     (["games/mach_struggle.yaml", "--bot-delay", "-1"], 2, "--bot-delay"),
     ([], 2, "give the game's YAML file"),
     (["games/nope.yaml"], 2, "no such file"),
-    (["--replay", "missing.jsonl"], 1, "file not found"),
+    (["--replay", "missing.jsonl"], 2, "no such file: missing.jsonl"),
     (["--replay", "missing.jsonl", "--seed", "3"], 2, "--seed do not apply"),
 ])
 def test_serve_usage_errors_are_clear(args, code, message):

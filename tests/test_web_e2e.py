@@ -127,23 +127,26 @@ def test_a_person_plays_mach_struggle_against_a_bot_in_the_browser(browser, tmp_
             if prompt.startswith("Set your aim"):
                 turns += 1
                 plan = ["R2 A+ AT D-", "R1 D- HB A+", "R2 AT A+ A+"][turns % 3]
-                me.fill("#option-filter", plan.lower())              # type the plan, any case
-                sync_api.expect(me.locator("#options li:not([hidden])")).to_have_count(1)
-                me.press("#option-filter", "Enter")
+                if turns % 2:
+                    me.fill("#step-type", plan.lower())              # type the whole plan, any case
+                    me.press("#step-type", "Enter")
+                else:                                                # or pick it card by card
+                    for code in plan.split():
+                        me.locator(f'#options button[data-pick^="{code} "]').click()
                 sync_api.expect(me.locator("#confirm .confirm-label")).to_have_text(plan)
                 me.keyboard.press("Enter")                           # Commit is focused
                 if not undone:
                     # Take it back once (U) and choose again by clicking.
                     wait_turn_or_end(me)
                     sync_api.expect(me.locator("#undo")).to_be_enabled()
-                    me.keyboard.press("Escape")                      # leave the filter box, then U
                     me.keyboard.press("u")
                     sync_api.expect(me.locator("#log")).to_contain_text("Player 1 took back")
                     assert wait_turn_or_end(me)
                     sync_api.expect(me.locator("#decision .prompt")).to_have_text(re.compile("^Set your aim"))
                     assert "Player 1: " not in me.locator("#log").inner_text()    # the plan is gone
                     undone = True
-                    me.locator("#options button").nth(0).click()
+                    for _ in range(4):                               # the first pick of each step
+                        me.locator("#options button").nth(0).click()
                     me.locator("#commit").click()
             else:
                 me.keyboard.press("1")                               # number keys pick options

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from rulesvm.dsl.types import ABILITY
 
+from .widgets import drawn_vars, table_widgets
+
 NUMBER_FIELDS = ("number", "value", "power", "cost", "level", "points", "rank")
 COLOR_FIELDS = ("color", "colour")
 
@@ -46,9 +48,18 @@ def _area(hint, names: list[str]) -> dict:
     return {"flow": order + [n for n in names if n not in order], "extra": []}
 
 
-def table_layout(model) -> dict:
-    """The layout of a game's table (JSON), hints merged over defaults."""
+def _placed(hint) -> set:
+    """The names an area's hint places (a list of names, or rows of cells)."""
+    if not isinstance(hint, list):
+        return set()
+    return {c for item in hint for c in (item if isinstance(item, list) else [item]) if isinstance(c, str)}
+
+
+def table_layout(model, options: dict | None = None) -> dict:
+    """The layout of a game's table (JSON), hints merged over defaults; `options`: this game's
+    option values (widgets' bounds may name options)."""
     hints = model.layout or {}
+    widgets = table_widgets(model, options or {})
     zone_hints = hints.get("zones") or {}
     hidden = set(hints.get("hide") or []) | {"box"}
     zones = sorted((z for z in model.zones.values() if z.name != "box"), key=lambda z: z.index)
@@ -68,8 +79,14 @@ def table_layout(model) -> dict:
         specs[z.name] = spec
     shared = [z.name for z in zones if not z.per_player and z.name not in hidden]
     per_player = [z.name for z in zones if z.per_player and z.name not in hidden]
+    # Widgets are placed by name like zones; those not placed are drawn with the variables'
+    # chips (the centre's, or in each player's header).
+    placed = _placed(hints.get("centre")) | _placed(hints.get("player"))
+    shared += [n for n, w in widgets.items() if w["area"] == "centre" and n in placed]
+    per_player += [n for n, w in widgets.items() if w["area"] == "player" and n in placed]
+    loose = {a: [n for n, w in widgets.items() if w["area"] == a and n not in placed] for a in ("centre", "player")}
     var_hints = hints.get("vars") or {}
-    var_hidden = set(var_hints.get("hide") or [])
+    var_hidden = set(var_hints.get("hide") or []) | drawn_vars(model)
     labels = dict(var_hints.get("labels") or {})
     gvars = [v.name for v in model.vars_of("global") if v.name not in var_hidden]
     pvars = [v.name for v in model.vars_of("player") if v.name not in var_hidden]
@@ -77,7 +94,8 @@ def table_layout(model) -> dict:
         "centre": _area(hints.get("centre"), shared),
         "player": _area(hints.get("player"), per_player),
         "zones": specs,
-        "vars": {"global": gvars, "player": pvars,
+        "widgets": widgets,
+        "vars": {"global": gvars, "player": pvars, "widgets": {"global": loose["centre"], "player": loose["player"]},
                  "labels": {n: labels.get(n, _title(n)) for n in gvars + pvars}},
         "kinds": card_faces(model, hints.get("cards") or {}),
         "colors": dict(hints.get("colors") or {}),

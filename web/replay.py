@@ -20,13 +20,13 @@ from .views import EVERYONE, Images, PublicLog, card_var_defaults, decision_view
 
 
 class ReplayBook:
-    def __init__(self, log: LoggedGame, game: api.Game):
+    def __init__(self, log: LoggedGame, game: api.Game, image_base: str = "/card-image"):
         self.log = log
         self.game = game
         self.token = secrets.token_urlsafe(18)
         self.public = PublicLog()
-        self.images = Images(game)
-        self.layout = table_layout(game.model)
+        self.images = Images(game, image_base)
+        self.layout = table_layout(game.model, game.options)
         for name, url in self.images.by_back.items():
             self.layout["backs"].setdefault(name, {})["image"] = url
         start = log.start

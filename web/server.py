@@ -6,7 +6,9 @@
     GET  /replay/TOKEN               the replay viewer
     GET  /api/replay/TOKEN           the replay's summary; /api/replay/TOKEN/STEP?seat=N|all a step
     GET  /card-image/N               the N-th picture the game file names (nothing else on disk)
+    GET  /card-image/TABLE/N         the same for a table opened from the lobby
     GET  /static/...                 the page's scripts and styles
+    /host/TOKEN, /api/host/TOKEN/... the host's lobby and debug panel (host_api.py)
 
 Each seat's address carries a random token: knowing the server's address is not enough to
 sit at a seat. Responses forbid caching and framing, send no referrer (the token is in the
@@ -30,6 +32,8 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket
 
+from .host import Host
+from .host_api import host_routes
 from .replay import ReplayBook
 from .table import Rejected, Table
 from .views import EVERYONE
@@ -85,11 +89,18 @@ def _not_found(what: str, hint: str) -> HTMLResponse:
     return HTMLResponse(body, status_code=404)
 
 
-def create_app(table: Table | None = None, book: ReplayBook | None = None) -> Starlette:
-    """The application for a live table, a replay, or both."""
+def create_app(table: Table | None = None, book: ReplayBook | None = None, host: Host | None = None,
+               bot_delay: float = 0.6) -> Starlette:
+    """The application for a live table, a replay, or a host's tables (a lobby); `bot_delay`:
+    for tables opened from the lobby."""
     seat_page = _page("table.html")
     replay_page = _page("replay.html")
-    images = table.images if table is not None else book.images if book is not None else None
+    if host is None:
+        host = Host()
+    if table is not None:
+        host.add(table)
+    if book is not None:
+        host.add_book(book)
 
     async def home(request: Request) -> Response:
         return HTMLResponse("<!doctype html><html lang='en'><head><meta charset='utf-8'><title>rulesvm table</title>"
@@ -97,28 +108,26 @@ def create_app(table: Table | None = None, book: ReplayBook | None = None) -> St
                             "<h1>rulesvm table</h1><p>Open the address of your seat that <code>rulesvm serve</code> "
                             "printed in its terminal: each seat has its own secret address.</p></main></body></html>")
 
-    def seat_of(token: str) -> int | None:
-        return table.tokens.get(token) if table is not None else None
-
     async def seat(request: Request) -> Response:
-        if seat_of(request.path_params["token"]) is None:
+        if host.seat(request.path_params["token"]) is None:
             return _not_found("No seat at this address",
                               "This table has no seat with that address. Check the address printed by "
                               "<code>rulesvm serve</code> (each seat has its own), or ask whoever started the table.")
         return HTMLResponse(seat_page)
 
     async def seat_state(request: Request) -> Response:
-        s = seat_of(request.path_params["token"])
-        if s is None:
+        found = host.seat(request.path_params["token"])
+        if found is None:
             return JSONResponse({"error": "no seat at this address"}, status_code=404)
-        async with table.lock:
-            return JSONResponse(table.state(s))
+        at, s = found
+        async with at.lock:
+            return JSONResponse(at.state(s))
 
     async def socket(websocket: WebSocket) -> None:
-        await _serve_seat(websocket, table)
+        await _serve_seat(websocket, host)
 
     def replay_ok(token: str) -> bool:
-        return book is not None and token == book.token
+        return token in host.books
 
     async def replay(request: Request) -> Response:
         if not replay_ok(request.path_params["token"]):
@@ -129,12 +138,13 @@ def create_app(table: Table | None = None, book: ReplayBook | None = None) -> St
     async def replay_info(request: Request) -> Response:
         if not replay_ok(request.path_params["token"]):
             return JSONResponse({"error": "no replay at this address"}, status_code=404)
-        return JSONResponse(book.info())
+        return JSONResponse(host.books[request.path_params["token"]].info())
 
     async def replay_step(request: Request) -> Response:
         if not replay_ok(request.path_params["token"]):
             return JSONResponse({"error": "no replay at this address"}, status_code=404)
         step = request.path_params["step"]
+        book = host.books[request.path_params["token"]]
         if not 0 <= step <= book.steps:
             return JSONResponse({"error": f"step {step} does not exist: steps are 0 to {book.steps}"},
                                 status_code=404)
@@ -148,6 +158,7 @@ def create_app(table: Table | None = None, book: ReplayBook | None = None) -> St
         return JSONResponse(book.view(step, seat_index))
 
     async def card_image(request: Request) -> Response:
+        images = host.images(request.path_params.get("table"))
         path = images.path(request.path_params["number"]) if images is not None else None
         if path is None or not os.path.isfile(path):
             return Response("no such picture", status_code=404, media_type="text/plain")
@@ -155,8 +166,8 @@ def create_app(table: Table | None = None, book: ReplayBook | None = None) -> St
 
     @contextlib.asynccontextmanager
     async def lifespan(app):
-        if table is not None:
-            table.kick()            # bots may move first
+        for t in host.tables.values():
+            t.kick()                # bots may move first
         yield
 
     routes = [
@@ -168,6 +179,8 @@ def create_app(table: Table | None = None, book: ReplayBook | None = None) -> St
         Route("/api/replay/{token}", replay_info),
         Route("/api/replay/{token}/{step:int}", replay_step),
         Route("/card-image/{number:int}", card_image),
+        Route("/card-image/{table}/{number:int}", card_image),
+        *host_routes(host, _page("host.html"), _not_found, bot_delay),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     app = Starlette(routes=routes, lifespan=lifespan)
@@ -175,10 +188,11 @@ def create_app(table: Table | None = None, book: ReplayBook | None = None) -> St
     return app
 
 
-async def _serve_seat(websocket: WebSocket, table: Table | None) -> None:
+async def _serve_seat(websocket: WebSocket, host: Host) -> None:
     """One seat's connection: its state as it changes, its choices to the table."""
     await websocket.accept()
-    s = table.tokens.get(websocket.path_params["token"]) if table is not None else None
+    found = host.seat(websocket.path_params["token"])
+    table, s = found if found is not None else (None, None)
     if s is None:
         await websocket.send_json({"type": "error", "fatal": True, "message": "no seat at this address: "
                                    "check the address printed by rulesvm serve"})

@@ -16,7 +16,7 @@ import asyncio
 import secrets
 from dataclasses import dataclass, field
 
-from rulesvm import api
+from rulesvm import api, saves
 from rulesvm.interpreter import RulesRuntimeError
 from rulesvm.interpreter.agents import SeatView
 
@@ -54,10 +54,12 @@ class Listener:
 
 class Table:
     def __init__(self, game: api.Game, players: int, seed: int, bots: dict | None = None, record=None,
-                 bot_delay: float = 0.0, undo: bool = True, hands: dict | None = None, undo_any: bool = False):
+                 bot_delay: float = 0.0, undo: bool = True, hands: dict | None = None, undo_any: bool = False,
+                 paused: bool = False, image_base: str = "/card-image"):
         """`bots` maps 0-based seats to agent specs (other seats are people); `record` gets
         every engine event (the --log writer); `undo_any`: undo may step back over what a
-        seat has seen since (the host's `--undo any`)."""
+        seat has seen since (the host's `--undo any`); `paused`: the bots wait for the host
+        (web/panel.py); `image_base`: where this table's pictures are served."""
         self.game = game
         self.players = players
         self.seed = seed
@@ -76,8 +78,12 @@ class Table:
         self.error: str | None = None
         self.listeners: list[Listener] = []
         self.connected = [0] * players
-        self.images = Images(game)
-        self.layout = table_layout(game.model)
+        self.images = Images(game, image_base)
+        self.paused = paused
+        self._steps = 0                 # bot moves the host allowed while paused ("Step")
+        self.records: list[dict] = []   # every engine event: the host downloads them as a log
+        self.moves = saves.MoveRecorder()     # every answer since the start: the host's save
+        self.layout = table_layout(game.model, game.options)
         for name, url in self.images.by_back.items():
             self.layout["backs"].setdefault(name, {})["image"] = url
         self.lock = asyncio.Lock()
@@ -91,6 +97,8 @@ class Table:
     def _sink(self, record: dict) -> None:
         if self.record is not None:
             self.record(record)
+        self.records.append(record)
+        self.moves(record)
         self.public.sink(record)
 
     # ------------------------------------------------------------------ what a seat sees
@@ -140,7 +148,7 @@ class Table:
                "observation": observation(m, seat, self.images),
                "decision": decision_view(m, seat), "log_base": base, "log": log[base:],
                "can_undo": self.can_undo(seat), "seats": self.seats(), "over": m.is_over,
-               "result": m.result, "error": self.error}
+               "result": m.result, "error": self.error, "bots_paused": self.paused}
         d = m.decision
         if d is not None:
             msg["decision"]["bot"] = d.player in self.bots
@@ -259,6 +267,8 @@ class Table:
                 m = self.match
                 if m.is_over or self.error or m.current_player not in self.bots:
                     return
+                if self.paused and self._steps <= 0:
+                    return                      # the host holds the bots (web/panel.py)
                 seat = m.current_player
                 version = self.version
                 try:
@@ -274,11 +284,31 @@ class Table:
                 if self.version != version or m.current_player != seat:
                     continue
                 self._apply(seat, choice)
+                if self.paused:
+                    # (a bot that was thinking when the host paused still moves: no step is owed)
+                    self._steps = max(0, self._steps - 1)
             self._changed()
             if self.bot_delay > 0 and not self.match.is_over:
                 await asyncio.sleep(self.bot_delay)
             else:
                 await asyncio.sleep(0)
+
+    def control(self, action: str, delay: float | None = None) -> None:
+        """The host's hold on the bots: `pause`, `run`, `step` (one bot move while paused),
+        `delay` (seconds between two bot moves)."""
+        if action == "pause":
+            self.paused = True
+            self._steps = 0
+        elif action == "run":
+            self.paused = False
+            self._steps = 0
+        elif action == "step":
+            self.paused = True
+            self._steps += 1
+        elif action == "delay":
+            self.bot_delay = delay
+        self._changed()
+        self.kick()
 
     async def idle(self) -> None:
         """Wait until the bots have nothing left to do (tests use it)."""

@@ -29,7 +29,8 @@ class Images:
     """The picture files a game names (card `image:` keys, `layout.backs.NAME.image`), served
     by number only: nothing else on disk can be reached through the server."""
 
-    def __init__(self, game):
+    def __init__(self, game, base: str = "/card-image"):
+        self.base = base                        # the URL the pictures are served under
         self.files: list[str] = []
         self.missing: list[str] = []
         self.by_card: dict[str, str] = {}      # instance id -> URL
@@ -59,7 +60,7 @@ class Images:
             urls[path] = None
             return None
         self.files.append(path)
-        urls[path] = f"/card-image/{len(self.files) - 1}"
+        urls[path] = f"{self.base}/{len(self.files) - 1}"
         return urls[path]
 
     def path(self, number: int) -> str | None:
@@ -135,23 +136,57 @@ class PublicLog:
         """The entries `seat` (0-based, or EVERYONE) may read, as {kind, text, player?}."""
         viewer = seat + 1
         out = []
-        for e in self.entries:
-            if e["to"] is not None and seat != EVERYONE and viewer not in e["to"]:
+        for i, e in enumerate(self.entries):
+            if not self._readable(e, seat):
                 continue
             if e["kind"] != "decision":
                 out.append({"kind": e["kind"], "text": e["text"], "private": e["to"] is not None})
                 continue
             who = e["player"]
             if seat == EVERYONE or who == viewer:
-                text = f"Player {who}: {e['label']}" + (" (secret)" if e["secret"] else "")
+                text = decision_text(e) + (" (secret)" if e["secret"] else "")
             elif e["secret"]:
                 text = f"Player {who} made a secret choice"
             elif viewer in e["hidden_from"]:
                 text = f"Player {who} chose a card"
             else:
-                text = f"Player {who}: {e['label']}"
+                text = decision_text(e)
+            if not e["secret"] and self._narrated(i, seat):
+                continue
             out.append({"kind": "decision", "text": text, "player": who})
         return out
+
+    @staticmethod
+    def _readable(e: dict, seat: int) -> bool:
+        return e["to"] is None or seat == EVERYONE or seat + 1 in e["to"]
+
+    def _narrated(self, i: int, seat: int) -> bool:
+        """Whether the rules' own log lines after decision `i` tell `seat` what was chosen
+        ("Player 2 plays Blue 1" after choosing "Blue 1"): then the bare choice is not logged
+        a second time. The lines read are those up to the next decision, after the chain of
+        decisions the same player makes in a row (picks, then "done"; a card, then its target)."""
+        label = self.entries[i]["label"].strip().lower()
+        if len(label) < 2 or label.lstrip("-").isdigit():
+            return False            # too short to be recognised in a sentence
+        j = i + 1
+        while j < len(self.entries) and self.entries[j]["kind"] == "decision" \
+                and self.entries[j]["player"] == self.entries[i]["player"] and not self.entries[j]["secret"]:
+            j += 1
+        for e in self.entries[j:]:
+            if e["kind"] == "decision":
+                return False
+            if e["kind"] == "log" and self._readable(e, seat) and label in e["text"].lower():
+                return True
+        return False
+
+
+def decision_text(e: dict) -> str:
+    """A decision as the log says it: `Player 2: Blue 1`; an answer that is only a number or a
+    yes/no says what it answered (`Player 1 - How many cards to draw?: 3`)."""
+    label = e["label"]
+    if (label.lstrip("-").isdigit() or label.lower() in ("yes", "no", "true", "false")) and e.get("prompt"):
+        return f"Player {e['player']} - {e['prompt'].rstrip(':')}: {label}"
+    return f"Player {e['player']}: {label}"
 
 
 def observation(match, seat: int, images: Images | None = None) -> dict:
@@ -191,8 +226,17 @@ def decision_view(match, seat: int) -> dict | None:
                     entry["text"] = text
         options.append(entry)
     picked = picked_labels(prog, st, d)
-    return {"player": d.player + 1, "mine": True, "secret": d.secret, "prompt": d.prompt, "options": options,
-            "help": d.help, "confirm": d.confirm, "pass_index": d.pass_index, "kind": d.kind, "picked": picked}
+    out = {"player": d.player + 1, "mine": True, "secret": d.secret, "prompt": d.prompt, "options": options,
+           "help": d.help, "confirm": d.confirm, "pass_index": d.pass_index, "kind": d.kind, "picked": picked}
+    if d.steps is not None:
+        out["steps"] = steps_view(d)
+    return out
+
+
+def steps_view(d) -> dict:
+    """A compound decision's steps for the page (web/static/steps.js picks them one at a time):
+    each step's prompt, and each option's picks (`parts[i]` for option `i`)."""
+    return {"prompts": list(d.steps.prompts), "parts": [list(p) for p in d.steps.parts]}
 
 
 def card_var_defaults(match) -> dict:

@@ -12,6 +12,7 @@ from rulesvm.dsl.types import CARD, ZONE
 from .. import errors as E
 from .. import knowledge as K
 from ..runtime import GameOver, Runtime
+from ..state import canonical_ranking
 from .base import NOT_LITERAL, Args, implements
 
 
@@ -100,13 +101,11 @@ def _move_statement(g, e, a, pad: str) -> list[str] | None:
              f"{pad}    rt.move_card({t}, {c}, {at == 'bottom'}, {face!r}, {g.name(e.span, 'S')})",
              f"{pad}else:"]
     tracks = ctx.tables.tracks_knowledge
-    if tracks:
-        # Who knows the card where it arrives depends on where it was and how it lay (knowledge.py).
-        s, up = g.temp("s"), g.temp("u")
-        lines += [f"{pad}    {s} = st.where[{c}]", f"{pad}    {up} = st.faceup[{c}]",
-                  f"{pad}    st.zones[{s}].remove({c})"]
-    else:
-        lines.append(f"{pad}    st.zones[st.where[{c}]].remove({c})")
+    # Where the card was: knowledge (who knows it where it arrives depends on where it was
+    # and how it lay, knowledge.py) and a watcher of moves (Runtime.on_move) read it.
+    s, up = g.temp("s"), g.temp("u")
+    lines += [f"{pad}    {s} = st.where[{c}]"] + ([f"{pad}    {up} = st.faceup[{c}]"] if tracks else []) + [
+        f"{pad}    st.zones[{s}].remove({c})"]
     lines += [f"{pad}    st.zones[{t}].{'insert(0, ' if at == 'bottom' else 'append('}{c})",
               f"{pad}    st.where[{c}] = {t}"]
     if arrive != "keep":
@@ -130,6 +129,7 @@ def _move_statement(g, e, a, pad: str) -> list[str] | None:
                   # Most often nobody knew anything else there: that is checked in C.
                   f"{pad}            if any(map({m}.__and__, map(st.known.__getitem__, st.zones[{s}]))):",
                   f"{pad}                {g.name(K.forget_in, 'f')}(rt.prog, st, {s}, {m})"]
+    lines += [f"{pad}    if rt.on_move is not None:", f"{pad}        rt.on_move({c}, {s}, {t})"]
     return lines
 
 
@@ -417,7 +417,7 @@ def _end_game(a):
         sc = scores(rt, L)
         win = winner(rt, L)
         result = {
-            "ranking": [seat(p) for p in rank] if rank is not None else None,
+            "ranking": canonical_ranking([seat(p) for p in rank]) if rank is not None else None,
             "scores": {str(i + 1): s for i, s in enumerate(sc)} if sc is not None else None,
             "winner": seat(win),
             "outcome": outcome(rt, L),

@@ -2,6 +2,7 @@
 // Everything drawn comes from the state the server sent for this seat: the engine's
 // observation (hidden cards arrive as backs and counts only), the decision and the log.
 // No innerHTML with data: every text goes through textContent.
+import { widgetEl } from "./widgets.js";
 
 import { addCardText, textLines } from "./cardtext.js";
 
@@ -98,6 +99,7 @@ export function cardEl(card, layout) {
     node.append(img);
   }
   node.append(el("div", "card-name", card.name));
+  longName(node, card.name);
   const fields = el("div", "card-fields");
   for (const f of face.fields || []) {
     const v = card[f];
@@ -118,7 +120,7 @@ export function cardEl(card, layout) {
   const notes = [];
   if (card.turn) {
     node.classList.add(`turn-${card.turn}`);
-    node.append(el("span", "turn-mark", `↻${card.turn}°`));
+    top.prepend(el("span", "turn-mark", `↻${card.turn}°`));     // in the top line: never over the fields
     notes.push(TURN_TEXT[card.turn] || `turned ${card.turn}°`);
   }
   if (card.side === "back") {
@@ -221,12 +223,20 @@ function familyCells(spec, views) {
   return Math.min(views.length, Math.max(spec.min_cells || 0, last + 1));
 }
 
+// A name whose longest word would not fit the card's width is set smaller rather than broken.
+function longName(node, name) {
+  const longest = Math.max(0, ...String(name).split(/\s+/).map((w) => w.length));
+  if (longest > 12) node.classList.add("longer-name");
+  else if (longest > 9) node.classList.add("long-name");
+}
+
 export function zoneEl(spec, view, layout, ctx, owner) {
   const sec = el("section", `zone style-${spec.style} size-${spec.size}`);
   sec.dataset.zone = spec.name;
   if (owner) sec.dataset.owner = owner;
   const head = el("h3", "zone-head");
   head.append(el("span", "zone-label", spec.label));
+  head.lastChild.title = spec.label;
   const n = countOf(view);
   head.append(el("span", "zone-count", n));
   sec.append(head);
@@ -270,6 +280,8 @@ export function zoneEl(spec, view, layout, ctx, owner) {
 function areaEl(area, zoneViews, layout, ctx, owner, flip) {
   const box = el("div", "area");
   const draw = (name) => {
+    const widget = (layout.widgets || {})[name];
+    if (widget) return ctx.obs ? widgetEl(widget, ctx.obs, layout, owner) : null;
     const spec = layout.zones[name];
     const view = zoneViews[name];
     if (!spec || view === undefined) return null;
@@ -335,6 +347,7 @@ export function seatName(seatInfo, me) {
 // The whole table: the other players at the top, the centre, this seat's area at the bottom.
 export function renderTable(root, layout, obs, me, seats, ctx) {
   root.replaceChildren();
+  ctx.obs = obs;          // widgets read the variables they show from it
   const players = obs.players;
   const order = [];
   const first = me || 1;
@@ -357,6 +370,7 @@ export function renderTable(root, layout, obs, me, seats, ctx) {
       const row = obs.player_vars[n] || {};
       return String(p) in row ? row[String(p)] : undefined;
     }));
+    for (const name of (layout.vars.widgets || {}).player || []) head.append(widgetEl(layout.widgets[name], obs, layout, p));
     sec.append(head);
     sec.append(areaEl(layout.player, obs.zones, layout, ctx, p, cls === "opponent"));
     return sec;
@@ -370,6 +384,12 @@ export function renderTable(root, layout, obs, me, seats, ctx) {
   const centre = el("section", "centre");
   centre.setAttribute("aria-label", "The centre of the table");
   const gv = varsEl(layout.vars.global, layout.vars.labels, (n) => obs.vars[n]);
+  const loose = (layout.vars.widgets || {}).global || [];
+  if (loose.length) {
+    const row = el("div", "widgets-row");
+    for (const name of loose) row.append(widgetEl(layout.widgets[name], obs, layout, null));
+    gv.prepend(row);
+  }
   if (gv.childElementCount) centre.append(gv);
   const hasCentre = (layout.centre.rows || layout.centre.flow || []).length || layout.centre.extra.length;
   if (hasCentre) centre.append(areaEl(layout.centre, obs.zones, layout, ctx, null));

@@ -2,6 +2,7 @@
 // sends back only {type: "choose", option, serial} or {type: "undo", serial}.
 import { el, renderTable, renderLog, resultEl, seatName, zoneDialog } from "./render.js";
 import { optionText } from "./cardtext.js";
+import { renderSteps, stepKey } from "./steps.js";
 
 const token = decodeURIComponent(location.pathname.split("/").filter(Boolean).pop() || "");
 const $ = (id) => document.getElementById(id);
@@ -124,10 +125,11 @@ function renderStatus(msg) {
     s.textContent = d.secret ? "Your turn (a secret choice)" : "Your turn";
     s.classList.add("mine");
   } else if (d.mine) {
-    s.textContent = "The bot of this seat is deciding…";
+    s.textContent = msg.bots_paused ? "The host has paused the bots" : "The bot of this seat is deciding…";
   } else {
     const who = `Player ${d.player}` + (d.bot ? " (bot)" : "");
     s.textContent = d.secret ? `${who} is choosing in secret…` : `Waiting for ${who}: ${d.prompt}`;
+    if (d.bot && msg.bots_paused) s.textContent += " (the host has paused the bots)";
   }
 }
 
@@ -138,7 +140,10 @@ function renderDecision(msg, focus) {
   box.replaceChildren();
   box.classList.remove("sent");
   const d = msg.decision;
-  if (!msg.over && d && d.mine && d.options) {
+  if (!msg.over && d && d.mine && d.options && d.steps) {
+    box.classList.add("active");
+    renderSteps(box, d, msg.serial, choose, focus);      // a compound choice, one pick at a time
+  } else if (!msg.over && d && d.mine && d.options) {
     box.classList.add("active");
     box.append(el("h2", "decision-title", d.secret ? "Your secret choice" : "Your turn"));
     box.append(el("p", "prompt", d.prompt));
@@ -344,6 +349,7 @@ document.addEventListener("keydown", (ev) => {
   if (typing) return;
   if ((ev.key === "u" || ev.key === "U") && page.state && page.state.can_undo) { ev.preventDefault(); doUndo(); return; }
   if (!d || !d.mine || !d.options || page.state.over) return;
+  if (d.steps) { stepKey(ev); return; }
   if (/^[1-9]$/.test(ev.key)) {
     const filter = document.getElementById("option-filter");
     if (filter) { filter.focus(); return; }            // many options: type the number in the box
