@@ -14,6 +14,7 @@ the game and prints, through `cli.render`. See docs/web.md.
 from __future__ import annotations
 
 import ipaddress
+import os
 import secrets
 import signal
 import socket

@@ -3,7 +3,8 @@ rename, card hover and completion).
 
 A card entry (a mapping with `id` and `kind`, in a game file, a card set or a variant's
 `cards:`) declares its card id, names its kind and gives fields of that kind; a game
-file's `hands:` names a zone and cards, its `layout:` zones, variables, kinds and fields; a variant
+file's `hands:` names a zone and cards, its `layout:` zones, variables, kinds and fields, its
+`kinds:` kinds, and a card text's `{field}` placeholders fields; a variant
 names cards (`remove`, `change`), declarations (`rules: remove`) and options; a scenario
 names zones and variables in its `setup`, cards in its zone lists and expectations, a
 phase, options, and writes rules-language expressions (`expect`, `play_until`), parsed
@@ -31,6 +32,7 @@ SCENARIO = ".scenario.yaml"
 EXPRESSION_STEPS = ("expect", "play_until")
 CARD_LISTS = ("cards", "contains")
 ABILITY_TYPE = "ability"      # a field of this type names an ability declared in the rules
+_PLACEHOLDER = re.compile(r"(?<!\{)\{([A-Za-z_][A-Za-z0-9_]*)\}")     # `{field}` in a card text
 
 
 @dataclass(frozen=True)
@@ -137,8 +139,26 @@ class _Names:
         if kind_node is not None:
             self.add(NAME, kind_node)
         self.fields(node, self.fields_of.get(kind, {}))
+        self.text(_get(node, "text"), self.fields_of.get(kind, {}))
         for _, face in _items(_get(node, "faces")):        # `faces: {front 180: {range: 2}}`
             self.fields(face, self.fields_of.get(kind, {}))
+            self.text(_get(face, "text"), self.fields_of.get(kind, {}))
+
+    def text(self, node, fields: dict) -> None:
+        """A card text (docs/language.md#card-text): its `{field}` placeholders name fields.
+        Only a one-line text written as is (plain, or quoted without escapes) is read."""
+        for _, each in _items(node) if isinstance(node, yaml.MappingNode) else [(None, node)]:
+            value = _scalar(each)
+            if value is None or "\n" in value:
+                continue
+            quoted = each.style in ("'", '"')
+            if each.end_mark.line != each.start_mark.line or \
+                    each.end_mark.column - each.start_mark.column != len(value) + (2 if quoted else 0):
+                continue
+            line, col = _where(each)
+            for m in _PLACEHOLDER.finditer(value):
+                if m.group(1) in fields:
+                    self.out.append(Occurrence(Symbol(ATTR, m.group(1)), self.path, line, col + m.start(1), False, ""))
 
     def fields(self, node, fields: dict) -> None:
         """The fields of a kind a mapping gives; an ability field's value names an ability."""
@@ -181,6 +201,9 @@ class _Names:
         """A game file or a card set: its card entries, the zone and cards of its `hands:`, and the
         names its `layout:` hints give."""
         self.entries(_get(root, "cards"), True)
+        for kind, spec in _items(_get(root, "kinds")):   # card texts by kind
+            self.add(NAME, kind)
+            self.text(_get(spec, "text"), self.fields_of.get(_scalar(kind), {}))
         hands = _get(root, "hands")                      # cards players bring
         if _get(hands, "zone") is not None:
             self.add(NAME, _get(hands, "zone"))
