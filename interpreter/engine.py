@@ -7,6 +7,8 @@
     observation(seat)           what one seat may see (see `observation.py`)
     snapshot() / restore()      cheap copies for search agents (no replay)
     to_json() / from_json()     save and resume exactly
+    is_chance() / chance_outcomes() / sample_chance()
+                                explicit chance (chance.py): random events as decisions
 Events (log lines, moves, decisions) go to an optional sink, never into the state.
 """
 
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 from . import knowledge as K
 from . import rng as R
+from .chance import ChanceDraws, NeedChance
 from .errors import IllegalMove, RulesRuntimeError
 from .observation import decision_for, observe
 from .runtime import Runtime
@@ -21,12 +24,16 @@ from .state import DONE, Frame, GameState, state_from_json, state_to_json
 
 SAVE_FORMAT = 1
 
+# `pending_slot` of a game whose variable defaults are still to be evaluated: with explicit
+# chance they are part of the first stretch of rules (a default may roll a die).
+DEFAULTS_PENDING = -2
+
 
 class Match:
     def __init__(self, program, players: int | None = None, seed: int = 0, sink=None,
                  debug: bool = False, max_steps: int | None = None, _state: GameState | None = None,
                  breakpoint: tuple | None = None, hands: dict | None = None, coverage: dict | None = None,
-                 on_move=None, knowledge: bool = True):
+                 on_move=None, knowledge: bool = True, explicit_chance: bool = False):
         model = program.model
         self.program = program
         self.players = players if players is not None else model.players[2]
@@ -37,6 +44,7 @@ class Match:
         self.seed = seed
         self.sink = sink
         self.debug = debug
+        self.explicit_chance = explicit_chance
         if _state is not None:
             self.state = _state
             self.rt = Runtime(program, self.state, self.players, sink, debug, max_steps)
@@ -48,7 +56,10 @@ class Match:
         if coverage is not None:
             for fr in self.state.frames:
                 self.rt.covered(fr.proc.name)
-        self._init_vars()
+        if explicit_chance:
+            self.state.pending_slot = DEFAULTS_PENDING
+        else:
+            self._init_vars()
         self.hands = self._deal_hands(hands or {})
         if sink is not None:
             start = {"type": "start", "game": model.id, "seed": seed, "players": self.players,
@@ -79,6 +90,7 @@ class Match:
         st.pending_slot = -1
         st.result = None
         st.decisions = 0
+        st.chance = ()
         frames = []
         game = prog.procs["game"]
         frames.append(Frame(game, 0, [None] * game.nslots))
@@ -131,12 +143,55 @@ class Match:
             st.cvars[i] = [value] * len(prog.card_ids)
 
     def _run(self) -> None:
+        if self.explicit_chance:
+            self._run_chance()
+        else:
+            self._run_rules()
+
+    def _run_rules(self) -> None:
         try:
             self.rt.run()
         except RulesRuntimeError as exc:
             exc.seed = self.seed
             exc.decision = self.state.decisions
             raise
+
+    def _run_chance(self) -> None:
+        """Run the rules handing out the chance outcomes answered so far (chance.py). At a
+        draw with no outcome yet, go back to the state the run started from and ask it; the
+        events of the stretch are held back until it reaches a player's decision, the end or
+        a breakpoint, so the log reads as with the generator (plus the chance records)."""
+        rt, base = self.rt, self.state.copy()
+        breakpoint, coverage = rt.breakpoint, dict(rt.coverage) if rt.coverage is not None else None
+        sink, on_move = rt.sink, rt.on_move
+        events: list = []
+        moves: list = []
+        if sink is not None:
+            rt.sink = events.append
+        if on_move is not None:
+            rt.on_move = lambda c, src, to: moves.append((c, src, to))
+        rt.chance = ChanceDraws(self.state.chance)
+        try:
+            if self.state.pending_slot == DEFAULTS_PENDING:
+                self._init_vars()
+                self.state.pending_slot = -1
+            self._run_rules()
+        except NeedChance as need:
+            base.pending = need.decision
+            self.state = rt.st = base
+            rt.breakpoint, rt.paused, rt.queue = breakpoint, False, []
+            if coverage is not None:
+                rt.coverage.clear()
+                rt.coverage.update(coverage)
+            events = moves = []
+        else:
+            self.state.chance = ()
+        finally:
+            rt.sink, rt.on_move, rt.chance = sink, on_move, None
+            for record in events:
+                sink(record)
+            for move in moves:
+                on_move(*move)
 
     # ------------------------------------------------------------------ the API
     @property
@@ -165,6 +220,28 @@ class Match:
     def decisions_made(self) -> int:
         return self.state.decisions
 
+    def is_chance(self) -> bool:
+        """Is the pending decision a random event's (explicit chance)?"""
+        d = self.state.pending
+        return d is not None and d.kind == "chance"
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        """(option index, probability) of each outcome of the pending chance decision."""
+        if not self.is_chance():
+            raise IllegalMove("the pending decision is not a chance decision" if self.state.pending is not None
+                              else "no decision is pending")
+        n = len(self.state.pending.options)
+        return [(i, 1.0 / n) for i in range(n)]
+
+    def sample_chance(self) -> int:
+        """Answer the pending chance decision from the game's own generator, drawing as the
+        game draws with explicit chance off (so the same seed plays the same game); returns
+        the outcome's index."""
+        n = len(self.chance_outcomes())
+        index, self.state.rng = R.below(self.state.rng, n)
+        self.apply(index)
+        return index
+
     def apply(self, index: int) -> None:
         """Answer the pending decision with option `index` and run to the next one."""
         st = self.state
@@ -174,6 +251,13 @@ class Match:
         if not isinstance(index, int) or not 0 <= index < len(d.options):
             raise IllegalMove(f"option {index} does not exist; there are {len(d.options)} options")
         option = d.options[index]
+        if d.kind == "chance":
+            if self.sink is not None:
+                self.sink({"type": "chance", "prompt": d.prompt, "choice": index, "label": option.label,
+                           "outcomes": len(d.options)})
+            st.pending = None
+            st.chance = st.chance + (index,)
+            return self._run()
         if self.sink is not None:
             self.sink({"type": "decision", "n": st.decisions + 1, "player": d.player + 1, "prompt": d.prompt,
                        "options": d.labels, "choice": index, "label": option.label, "secret": d.secret})
@@ -291,6 +375,7 @@ class Match:
         m.seed = self.seed
         m.sink = sink
         m.debug = self.debug
+        m.explicit_chance = self.explicit_chance
         m.state = self.state.copy()
         m.rt = Runtime(self.program, m.state, self.players, sink, self.debug, self.rt.max_steps,
                        knowledge=self.rt.tracks)
@@ -305,6 +390,7 @@ class Match:
         m.seed = self.seed
         m.sink = sink
         m.debug = False
+        m.explicit_chance = False
         m.hands = getattr(self, "hands", {})
         m.state = state
         m.rt = Runtime(self.program, state, self.players, sink, False, max_steps or self.rt.max_steps,
@@ -312,14 +398,18 @@ class Match:
         return m
 
     def to_json(self) -> dict:
-        return {"format": SAVE_FORMAT, "game": self.program.model.id, "fingerprint": self.program.fingerprint,
+        data = {"format": SAVE_FORMAT, "game": self.program.model.id, "fingerprint": self.program.fingerprint,
                 "players": self.players, "seed": self.seed, "options": self.program.options,
                 "variants": list(self.program.model.applied_variants), "state": state_to_json(self.state)}
+        if self.explicit_chance:
+            data["explicit_chance"] = True
+        return data
 
     @classmethod
     def from_json(cls, program, data: dict, sink=None, debug: bool = False) -> "Match":
         if data.get("fingerprint") != program.fingerprint:
             raise ValueError("the saved game was made with different game files (rules, cards or options)")
         st = state_from_json(data["state"], program.procs)
-        return cls(program, data["players"], data["seed"], sink, debug, _state=st)
+        return cls(program, data["players"], data["seed"], sink, debug, _state=st,
+                   explicit_chance=bool(data.get("explicit_chance", False)))
 

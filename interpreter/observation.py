@@ -166,6 +166,10 @@ def observe(match, seat: int) -> dict:
             d = decision_for(prog, st, d, seat)
             obs["decision"] = {"player": d.player + 1, "prompt": d.prompt, "options": d.labels,
                                "secret": d.secret, "picked": picked_labels(prog, st, d)}
+        elif d.kind == "chance":
+            # A random event (explicit chance): what is drawn, never the outcomes (the cards
+            # of a shuffle may be cards the seat does not know).
+            obs["waiting_for"] = {"player": None, "chance": True, "prompt": d.prompt}
         else:
             obs["waiting_for"] = {"player": d.player + 1, "prompt": None if d.secret else d.prompt}
     if st.result is not None:

@@ -12,9 +12,10 @@ from __future__ import annotations
 from . import errors as E
 from . import knowledge as K
 from . import rng as R
+from .chance import numbered
 from .errors import MAX_CALL_DEPTH, RulesRuntimeError
 from .limits import checked_written
-from .state import Frame
+from .state import Frame, Option
 
 BREAK = 1
 CONTINUE = 2
@@ -35,7 +36,7 @@ class Return:
 class Runtime:
     __slots__ = ("prog", "st", "n", "sink", "on_move", "slow_moves", "steps", "max_steps", "queue", "debug",
                  "has_moved_triggers", "tracks",
-                 "breakpoint", "paused", "coverage", "halt", "players", "depth")
+                 "breakpoint", "paused", "coverage", "halt", "players", "depth", "chance")
 
     def __init__(self, prog, st, nplayers: int, sink=None, debug: bool = False, max_steps: int | None = None,
                  on_move=None, knowledge: bool = True):
@@ -62,6 +63,9 @@ class Runtime:
         self.coverage = None      # {rule name: times entered} when a simulation measures it
         self.halt = False         # set by whatever must interrupt the run loop (a decision, the end,
                                   # queued triggers, a breakpoint, the last frame returning)
+        # Explicit chance (chance.py): while the engine runs the rules, the outcomes to hand
+        # out instead of drawing from the generator; None when the generator draws.
+        self.chance = None
 
     def covered(self, name: str) -> None:
         self.coverage[name] = self.coverage.get(name, 0) + 1
@@ -101,8 +105,15 @@ class Runtime:
             zones[src].remove(c)
             moved_from.append(src)
         if anywhere:
-            k = self.below(len(dest) + 1)
-            dest[k:k] = cards
+            if self.chance is None:
+                k = self.below(len(dest) + 1)
+            else:
+                size = len(dest)
+                # Outcome k puts the cards under the top size - k cards (the label says how many).
+                zone = self.prog.zone_names[to]
+                k = self.chance.draw(size + 1, f"shuffle_into({zone})", f"shuffle into {zone}: cards above",
+                                     lambda: numbered(range(size + 1), lambda k: str(size - k)), "int")
+                dest[k:k] = cards
         elif bottom:
             dest[0:0] = cards
         else:
@@ -232,13 +243,40 @@ class Runtime:
         value, self.st.rng = R.below(self.st.rng, n)
         return value
 
+    def roll(self, sides: int) -> int:
+        """A die roll from 1 to `sides`: from the generator, or the next chance outcome."""
+        if self.chance is None:
+            return self.below(sides) + 1
+        return self.chance.draw(sides, f"roll({sides})", f"roll a {sides}-sided die",
+                                lambda: numbered(range(1, sides + 1)), "int") + 1
+
+    def pick(self, seq, text, value_type: str):
+        """One item of `seq` (not empty) at random; `text(item, rt)` labels a chance outcome."""
+        if self.chance is None:
+            return seq[self.below(len(seq))]
+        return seq[self.chance.draw(len(seq), "random_pick", "pick at random",
+                                    lambda: numbered(seq, lambda v: text(v, self)), value_type)]
+
     def shuffle_zone(self, z: int) -> None:
-        self.st.rng = R.shuffle(self.st.zones[z], self.st.rng)
+        if self.chance is None:
+            self.st.rng = R.shuffle(self.st.zones[z], self.st.rng)
+        else:
+            self._chance_shuffle(self.st.zones[z], self.prog.zone_names[z])
         if self.tracks:
             for c in self.st.zones[z]:
                 K.lost_place(self.prog, self.st, c)
         if self.sink is not None:
             self.sink({"type": "shuffle", "zone": self.prog.zone_names[z]})
+
+    def _chance_shuffle(self, items: list, zone: str) -> None:
+        """Fisher-Yates as `rng.shuffle` does it, each position's card a chance outcome: the
+        top card first (the end of the list), then the one under it, ..."""
+        prog, st = self.prog, self.st
+        size = len(items)
+        for i in range(size - 1, 0, -1):
+            j = self.chance.draw(i + 1, f"shuffle({zone})", f"shuffle {zone}: card {size - i} from the top",
+                                 lambda: [Option(prog.display_name(st, c), c) for c in items[:i + 1]], "card")
+            items[i], items[j] = items[j], items[i]
 
     def tick(self, span, rule: str) -> None:
         self.steps += 1

@@ -4,7 +4,8 @@ Everything that changes during a game lives here and nothing else does: zones as
 card ids, where each card is, each card's face and rotation, variables (global, per player,
 per card), the generator state, the paused continuation (a stack of frames: procedure,
 program counter, local slots), what each seat knows of the cards it does not see
-(knowledge.py) and the decision waiting for an answer. Copying it is a
+(knowledge.py), the decision waiting for an answer and, with explicit chance, the random
+outcomes answered since the last decision (chance.py). Copying it is a
 handful of list copies, which is what search agents do thousands of times per second; it
 also round-trips through JSON for `--save` / `resume`.
 """
@@ -15,6 +16,9 @@ from typing import NamedTuple
 
 from .limits import MAX_WRITTEN, spend, written_text
 
+
+# The player of a chance decision (explicit chance, chance.py): OpenSpiel's chance player id.
+CHANCE = -1
 
 # The value of choose_many's "done" option (no value of the rules language can equal it).
 DONE = "\x00done"
@@ -30,10 +34,10 @@ class Decision(NamedTuple):
 
     A named tuple: immutable, cheap to build (the engine makes one per decision).
     """
-    player: int                 # 0-based seat
+    player: int                 # 0-based seat, or CHANCE
     prompt: str
     options: tuple              # of Option
-    kind: str = "choose"        # "choose" or "choose_many"
+    kind: str = "choose"        # "choose", "choose_many" or "chance" (explicit chance: a random outcome)
     secret: bool = False        # the choice is hidden from other players until revealed
     picked: tuple = ()          # choose_many: what was picked so far
     help: str = ""              # a line interactive front ends show (e.g. codes to type)
@@ -64,7 +68,7 @@ class Frame:
 
 class GameState:
     __slots__ = ("zones", "where", "faceup", "turn", "known", "gvars", "pvars", "cvars", "rng", "frames",
-                 "pending", "result", "decisions", "pending_slot")
+                 "pending", "result", "decisions", "pending_slot", "chance")
 
     def copy(self) -> "GameState":
         s = GameState.__new__(GameState)
@@ -82,6 +86,7 @@ class GameState:
         s.result = self.result
         s.decisions = self.decisions
         s.pending_slot = self.pending_slot
+        s.chance = self.chance
         return s
 
 
@@ -116,7 +121,7 @@ def state_to_json(st: GameState) -> dict:
                    "picked": _to_json_value(d.picked), "help": d.help, "confirm": d.confirm,
                    "pass_index": d.pass_index, "value_type": d.value_type,
                    "options": [[o.label, _to_json_value(o.value)] for o in d.options]}
-    return {
+    data = {
         "zones": st.zones, "where": st.where, "faceup": st.faceup, "turn": st.turn, "known": st.known,
         "gvars": _to_json_value(st.gvars), "pvars": _to_json_value(st.pvars),
         "cvars": _to_json_value(st.cvars), "rng": str(st.rng),
@@ -125,6 +130,9 @@ def state_to_json(st: GameState) -> dict:
         "pending": pending, "pending_slot": st.pending_slot,
         "result": st.result, "decisions": st.decisions,
     }
+    if st.chance:
+        data["chance"] = list(st.chance)
+    return data
 
 
 def state_from_json(data: dict, procs: dict) -> GameState:
@@ -145,10 +153,11 @@ def state_from_json(data: dict, procs: dict) -> GameState:
     p = data["pending"]
     s.pending = None if p is None else Decision(
         p["player"], p["prompt"], tuple(Option(lbl, _from_json_value(v)) for lbl, v in p["options"]),
-        p["kind"], p["secret"], _from_json_value(p["picked"]), p.get("help", ""), p.get("confirm", False), p.get("pass_index", -1),
-        p.get("value_type", "any"))
+        p["kind"], p["secret"], _from_json_value(p["picked"]), p.get("help", ""), p.get("confirm", False),
+        p.get("pass_index", -1), p.get("value_type", "any"))
     slot = data["pending_slot"]
     s.pending_slot = tuple(slot) if isinstance(slot, list) else slot
     s.result = data["result"]
     s.decisions = data["decisions"]
+    s.chance = tuple(data.get("chance", ()))
     return s

@@ -72,7 +72,8 @@ def load_game(path: str, card_sets=(), variants=(), options: dict | None = None,
 
 def new_game(game: Game, players: int | None = None, seed: int = 0, sink=None, debug: bool = False,
              max_steps: int | None = None, breakpoint: tuple | None = None, hands: dict | None = None,
-             coverage: dict | None = None, on_move=None, knowledge: bool = True) -> Match:
+             coverage: dict | None = None, on_move=None, knowledge: bool = True,
+             explicit_chance: bool = False) -> Match:
     """Start a game; raises ValueError for a player count the game does not allow.
 
     `breakpoint=("name", n)` stops the rules at the n-th entry of phase `name`
@@ -83,9 +84,12 @@ def new_game(game: Game, players: int | None = None, seed: int = 0, sink=None, d
     `knowledge=False`: keep no record of what each seat knows (docs/language.md#what-a-seat-knows),
     for games whose agents never read it (`Agent.reads_knowledge`): observations then show
     only what each seat sees.
+    `explicit_chance=True`: every random event (a die roll, a random pick, each card of a
+    shuffle) is a chance decision (`match.is_chance()`, `chance_outcomes()`, `sample_chance()`)
+    answered with `apply` like a player's (docs/architecture.md#explicit-chance).
     """
     return Match(game.program, players, seed, sink, debug, max_steps, breakpoint=breakpoint, hands=hands,
-                 coverage=coverage, on_move=on_move, knowledge=knowledge)
+                 coverage=coverage, on_move=on_move, knowledge=knowledge, explicit_chance=explicit_chance)
 
 
 def read_hand(game: Game, text: str) -> list[str]:

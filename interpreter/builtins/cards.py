@@ -4,8 +4,10 @@ implementation: closure maker, inline template, metadata in the registry)."""
 from __future__ import annotations
 
 from rulesvm.dsl.model import Formula
+from rulesvm.dsl.types import ANY, CARD, ZONE
 
 from .. import errors as E
+from ..format import formatter
 from .base import implements
 from .values import first_of, last_of
 
@@ -158,7 +160,7 @@ def _roll(a):
 
     def run(rt, L):
         n = sides(rt, L)
-        value = rt.below(n) + 1
+        value = rt.roll(n)
         rt.emit({"type": "roll", "sides": n, "value": value})
         return value
     return run
@@ -168,12 +170,17 @@ def _roll(a):
 def _random_pick(a):
     xs = a.seq("items")
     span = a.node.span
+    t = a.type("items")
+    elem = CARD if t == ZONE else (t.elem if t.name == "list" and t.elem is not None else ANY)
+    # How an outcome reads when the pick is a chance decision (explicit chance).
+    text = formatter(elem, a.c.ctx.prog_ref)
+    value_type = elem.name
 
     def run(rt, L):
         seq = xs(rt, L)
         if not seq:
             raise E.empty_pick(span)
-        return seq[rt.below(len(seq))]
+        return rt.pick(seq, text, value_type)
     return run
 
 
