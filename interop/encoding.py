@@ -162,10 +162,7 @@ class Piece:
     name: str
     start: int
     shape: tuple
-
-    @property
-    def size(self) -> int:
-        return int(np.prod(self.shape))
+    size: int
 
 
 class ObservationEncoder:
@@ -194,7 +191,7 @@ class ObservationEncoder:
                   ("global_vars", (len(self.gvars),)), ("player_vars", (len(self.pvars), players))]
         self.pieces, start = [], 0
         for name, shape in shapes:
-            piece = Piece(name, start, shape)
+            piece = Piece(name, start, shape, int(np.prod(shape)))
             self.pieces.append(piece)
             start += piece.size
         self.size = start
@@ -206,7 +203,7 @@ class ObservationEncoder:
         if obs.get("seat"):
             views["seat"][obs["seat"] - 1] = 1.0
         deciding = obs.get("decision") or obs.get("waiting_for")
-        if deciding and 1 <= deciding["player"] <= self.players:
+        if deciding and isinstance(deciding.get("player"), int) and 1 <= deciding["player"] <= self.players:
             views["to_move"][deciding["player"] - 1] = 1.0
         for zone, view in self._zone_views(obs["zones"]):
             views["zone_counts"][zone] = view.get("count", 0)

@@ -43,12 +43,18 @@ class Environment:
 
     @property
     def utility_range(self) -> tuple[float, float]:
-        """The lowest and highest return any survey game gave (ranking: -1 to 1)."""
+        """Bounds of the returns (ranking: -1 to 1). Scores have no declared bounds: a zero-sum
+        game's are the survey's widest return either way; others' the survey's lowest and highest,
+        widened to hold 0 and then by half their span on each side (a survey is not every game)."""
         if self.returns == "ranking":
             return -1.0, 1.0
         flat = [r for rs in self.seen.returns for r in rs] or [0.0]
-        lo, hi = min(flat), max(flat)
-        return (lo, hi) if lo < hi else (lo - 1.0, hi + 1.0)
+        if self.utility_sum == 0:
+            bound = max(abs(r) for r in flat) or 1.0
+            return -bound, bound
+        lo, hi = min(min(flat), 0.0), max(max(flat), 0.0)
+        margin = max((hi - lo) / 2, 1.0)
+        return lo - margin, hi + margin
 
     @property
     def utility_sum(self) -> float | None:

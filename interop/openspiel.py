@@ -26,11 +26,10 @@ import hashlib
 import numpy as np
 import pyspiel
 
+from rulesvm.interpreter.state import CHANCE
+
 from .encoding import observation_string
 from .environment import Environment, make_environment
-
-
-CHANCE = -1     # the engine's seat of a chance decision (explicit chance)
 
 
 def load(game_path: str, players: int | None = None, explicit_chance: bool = True, returns: str | None = None,
@@ -118,17 +117,39 @@ class RulesvmGame(pyspiel.Game):
         return self.env.actions.describe(action)
 
 
-class RulesvmState(pyspiel.State):
-    """One OpenSpiel state: a `Match` and, once asked for, each seat's observations so far."""
+class Play:
+    """What one state holds: the game, its match, the option indices chosen from the start and,
+    once asked for, each seat's observations so far. OpenSpiel clones a Python state by deep-copying
+    its attributes: this one copies as a clone of the match (the loaded game is shared)."""
 
-    def __init__(self, game: RulesvmGame, match, seed: int, history: list | None = None, trail: list | None = None):
-        super().__init__(game)
-        self.env = game.env
+    def __init__(self, env: Environment, match, seed: int, moves: list, taken: list, trail: list | None):
+        self.env = env
         self.match = match
         self.seed = seed
-        self.moves = history or []      # option indices from the start
-        self.trail = trail              # per step, each seat's observation string (None: not kept yet)
-        self._ids = None                # action id -> option index, for the pending decision
+        self.moves = moves          # option indices from the start
+        self.taken = taken          # (seat, action id) of each player's decision from the start
+        self.trail = trail          # per step, each seat's observation string (None: not kept yet)
+        self.ids = None             # action id -> option index, for the pending decision
+
+    def __deepcopy__(self, memo):
+        trail = None if self.trail is None else list(self.trail)
+        return Play(self.env, self.match.clone(), self.seed, list(self.moves), list(self.taken), trail)
+
+
+class RulesvmState(pyspiel.State):
+    """One OpenSpiel state: a `Play` (a match and what each seat has seen)."""
+
+    def __init__(self, game: RulesvmGame, match, seed: int):
+        super().__init__(game)
+        self.play = Play(game.env, match, seed, [], [], None)
+
+    @property
+    def env(self) -> Environment:
+        return self.play.env
+
+    @property
+    def match(self):
+        return self.play.match
 
     def current_player(self):
         m = self.match
@@ -139,14 +160,14 @@ class RulesvmState(pyspiel.State):
         return m.decision.player
 
     def _action_ids(self) -> dict:
-        if self._ids is None:
-            m = self.match
+        play = self.play
+        if play.ids is None:
+            m = play.match
             if m.decision.player == CHANCE:
-                self._ids = {i: i for i in range(len(m.decision.options))}
+                play.ids = {i: i for i in range(len(m.decision.options))}
             else:
-                ids = self.env.actions.actions(m, m.decision.player)
-                self._ids = {a: i for i, a in enumerate(ids)}
-        return self._ids
+                play.ids = {a: i for i, a in enumerate(play.env.actions.actions(m, m.decision.player))}
+        return play.ids
 
     def _legal_actions(self, player):
         return sorted(self._action_ids())
@@ -155,12 +176,15 @@ class RulesvmState(pyspiel.State):
         return [(index, float(p)) for index, p in self.match.chance_outcomes()]
 
     def _apply_action(self, action):
+        play = self.play
         index = self._action_ids()[action]
-        self.match.apply(index)
-        self.moves.append(index)
-        self._ids = None
-        if self.trail is not None:
-            self.trail.append(self._observations())
+        if play.match.decision.player != CHANCE:
+            play.taken.append((play.match.decision.player, action))
+        play.match.apply(index)
+        play.moves.append(index)
+        play.ids = None
+        if play.trail is not None:
+            play.trail.append(self._observations())
 
     def _action_to_string(self, player, action):
         d = self.match.decision
@@ -178,27 +202,25 @@ class RulesvmState(pyspiel.State):
     def __str__(self):
         return observation_string(self.match.observation(-1))
 
-    def __deepcopy__(self, memo):
-        trail = None if self.trail is None else list(self.trail)
-        return RulesvmState(self.get_game(), self.match.clone(), self.seed, list(self.moves), trail)
-
-    def clone(self):
-        return self.__deepcopy__({})
-
     # ------------------------------------------------------------------ what each seat has seen
     def _observations(self) -> tuple:
-        return tuple(observation_string(self.match.observation(p)) for p in range(self.env.players))
+        return _observations(self.match, self.env.players)
 
     def observations_so_far(self) -> list:
         """Each step's observation strings (per seat), from the start; replayed once, then kept."""
-        if self.trail is None:
-            replay = self.env.new_match(self.seed)
-            trail = [tuple(observation_string(replay.observation(p)) for p in range(self.env.players))]
-            for index in self.moves:
+        play = self.play
+        if play.trail is None:
+            replay = play.env.new_match(play.seed)
+            trail = [_observations(replay, play.env.players)]
+            for index in play.moves:
                 replay.apply(index)
-                trail.append(tuple(observation_string(replay.observation(p)) for p in range(self.env.players)))
-            self.trail = trail
-        return self.trail
+                trail.append(_observations(replay, play.env.players))
+            play.trail = trail
+        return play.trail
+
+
+def _observations(match, players: int) -> tuple:
+    return tuple(observation_string(match.observation(p)) for p in range(players))
 
 
 class RulesvmObserver:
@@ -230,10 +252,7 @@ class RulesvmObserver:
 def own_action_counts(state: RulesvmState, player: int, size: int) -> np.ndarray:
     """How many times `player` took each action so far (the information state tensor's tail)."""
     counts = np.zeros(size, np.float32)
-    replay = state.env.new_match(state.seed)
-    for index in state.moves:
-        d = replay.decision
-        if d.player == player:
-            counts[state.env.actions.actions(replay, player)[index]] += 1.0
-        replay.apply(index)
+    for seat, action in state.play.taken:
+        if seat == player:
+            counts[action] += 1.0
     return counts
