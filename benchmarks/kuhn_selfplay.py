@@ -6,7 +6,7 @@ against each other through `rulesvm.interop.openspiel` and OpenSpiel's RL enviro
 `--every` episodes each learner, playing greedily, is measured against a random player
 (Player 1's and Player 2's average return over `--eval` hands).
 
-    .venv/bin/python benchmarks/kuhn_selfplay.py                       # 20,000 episodes
+    .venv/bin/python benchmarks/kuhn_selfplay.py                       # 10,000 episodes
     .venv/bin/python benchmarks/kuhn_selfplay.py --game games/mach_struggle.yaml --episodes 500
 """
 
@@ -47,9 +47,9 @@ def against_random(env, learners, randoms, hands: int) -> tuple[float, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--game", default=os.path.join(ROOT, "games", "kuhn_poker.yaml"))
-    parser.add_argument("--episodes", type=int, default=20000)
-    parser.add_argument("--every", type=int, default=5000)
-    parser.add_argument("--eval", type=int, default=2000)
+    parser.add_argument("--episodes", type=int, default=10000)
+    parser.add_argument("--every", type=int, default=2500)
+    parser.add_argument("--eval", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
     game = openspiel.load(args.game)

@@ -19,6 +19,7 @@ from .encoding import SURVEY_GAMES, ActionSpace, ObservationEncoder, Survey, sur
 
 
 RETURNS = ("scores", "ranking")
+CHANCE_SURVEY_GAMES = 4     # games played with explicit chance to see the widest chance node
 
 
 @dataclass
@@ -75,8 +76,13 @@ def make_environment(game_path: str, players: int | None = None, returns: str | 
     mode = returns or ("scores" if _has_scores(_start(game, players, 0, False)) else "ranking")
     if mode not in RETURNS:
         raise ValueError(f"returns={returns!r}: use one of {', '.join(RETURNS)}")
-    seen = survey(lambda seed: _start(game, players, seed, explicit_chance),
+    # Values are surveyed with the engine drawing chance itself, so the numbering is the same
+    # with explicit chance or without; a few games with it measure the widest chance node.
+    seen = survey(lambda seed: _start(game, players, seed, False),
                   lambda result: returns_of(result, players, mode), survey_games)
+    if explicit_chance:
+        seen.chance_width = survey(lambda seed: _start(game, players, seed, True), lambda result: None,
+                                   CHANCE_SURVEY_GAMES).chance_width
     return Environment(game, players, mode, explicit_chance, seen, ActionSpace(game.program, seen),
                        ObservationEncoder(game.program, players, seen))
 
