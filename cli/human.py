@@ -120,6 +120,47 @@ class HumanAgent(Agent):
 LONG_LIST = 20
 
 
+class DrawFromSeed:
+    """The dealer's Enter: draw the outcome from the game's generator (the seed's game)."""
+
+    def apply(self, match) -> None:
+        match.sample_chance()
+
+
+class TerminalDealer(Agent):
+    """`rulesvm run --explicit-chance`: the person at the terminal gives the outcome of each
+    random event (a die with real dice, the next card of a shuffle), or presses Enter to
+    draw it from the seed. They see every outcome offered: it is a dealer's seat."""
+    name = "dealer"
+
+    def __init__(self, screen, read_line=input):
+        self.screen = screen
+        self.asker = HumanAgent(screen, read_line)
+
+    def choose(self, view):
+        out = self.screen.out
+        d = view.decision
+        out.print(Text(f"Chance: {d.prompt}", style="bold magenta"))
+        if len(d.options) <= LONG_LIST:
+            self.asker._list(d)
+        else:
+            out.print(f"  {len(d.options)} outcomes: type one (e.g. `{d.options[0].label}`), or `list` to see them all")
+        while True:
+            answer = self.asker._ask(f"[chance] choose 1-{len(d.options)}, type an outcome, or Enter to draw it > ").strip()
+            if not answer:
+                return DrawFromSeed()
+            index = _match_option(d, answer)
+            if index is not None:
+                return index
+            if answer.lower() == "list":
+                self.asker._list(d)
+            elif answer.lower() in ("quit", "exit", "q"):
+                raise QuitGame("quit")
+            else:
+                out.print(f"  `{answer}` is not an outcome: type a number from 1 to {len(d.options)}, an outcome, "
+                          "Enter to draw one, or quit")
+
+
 def _normal(text: str) -> str:
     return " ".join(text.lower().split())
 

@@ -13,12 +13,12 @@ import typer
 
 from rulesvm import api, saves
 from rulesvm.dsl.diagnostics import DiagnosticError
-from rulesvm.interpreter import RulesRuntimeError
+from rulesvm.interpreter import CHANCE, RulesRuntimeError
 from rulesvm.interpreter.agents import AgentSpecError
 
 from .common import (ALLOW_EDITED_OPT, CARD_SET_OPT, GAME_ARG, SET_OPT, UNDO_OPT, VARIANT_OPT, JsonlLog, check_writable,
                      load, log_header, parse_seat, player_count, read_hands, seat_pairs, undo_any, usage)
-from .human import HumanAgent, QuitGame
+from .human import HumanAgent, QuitGame, TerminalDealer
 from .lazy import lazy
 from .render import Screen
 
@@ -58,12 +58,19 @@ def run(
                                              "players choose them: SEAT=FILE (a YAML list of card ids) or "
                                              "SEAT=PRESET (repeatable).", metavar="SEAT=FILE"),
     undo: str = UNDO_OPT,
+    explicit_chance: bool = typer.Option(False, "--explicit-chance", help="Ask at the terminal for the outcome of "
+                                         "every random event (a die roll, a random pick, each card of a shuffle): "
+                                         "type it, or press Enter to draw it from the seed. For real dice, or to "
+                                         "set up a situation; not with --log or --save."),
 ) -> None:
     """Play a game: bots by default, `--human SEAT` for a person at the terminal."""
     screen = Screen(log_to_stderr=as_json, quiet=quiet)
     any_undo = undo_any(screen, undo)
     if save_at is not None and not save:
         usage(screen, "--save-at needs --save FILE")
+    if explicit_chance and (log or save):
+        usage(screen, "--explicit-chance cannot be combined with " + ("--log" if log else "--save"),
+              "a log or save of a game whose random outcomes were typed in could not be replayed from its seed")
     check_writable(screen, log, force, "log")
     check_writable(screen, save, force, "save")
     g = load(screen, game, card_set, variant, set_)
@@ -103,8 +110,10 @@ def run(
     terminal = {} if len(humans) > 1 else None
     for h in humans:
         agents[h] = HumanAgent(screen, on_save=on_save if save else None, history=history, terminal=terminal)
+    if explicit_chance:
+        agents[CHANCE] = TerminalDealer(screen)
     try:
-        match = api.new_game(g, n, seed, sink, debug, max_steps, hands=hands)
+        match = api.new_game(g, n, seed, sink, debug, max_steps, hands=hands, explicit_chance=explicit_chance)
         if save_at is not None:
             while not match.is_over and match.decisions_made < save_at:
                 s = match.current_player
@@ -129,7 +138,7 @@ def run(
     finally:
         if log_writer is not None:
             log_writer.close()
-    _finish(screen, g, match, result, seed, n, agents, as_json, quiet)
+    _finish(screen, g, match, result, seed, n, {s: a for s, a in agents.items() if s != CHANCE}, as_json, quiet)
 
 
 def known_at_the_end(match) -> dict:

@@ -164,7 +164,7 @@ def observe(match, seat: int) -> dict:
     if d is not None:
         if seat < 0 or d.player == seat:
             d = decision_for(prog, st, d, seat)
-            obs["decision"] = {"player": d.player + 1, "prompt": d.prompt, "options": d.labels,
+            obs["decision"] = {"player": d.player + 1 if d.player >= 0 else None, "prompt": d.prompt, "options": d.labels,
                                "secret": d.secret, "picked": picked_labels(prog, st, d)}
         elif d.kind == "chance":
             # A random event (explicit chance): what is drawn, never the outcomes (the cards

@@ -113,7 +113,7 @@ class Runtime:
                 zone = self.prog.zone_names[to]
                 k = self.chance.draw(size + 1, f"shuffle_into({zone})", f"shuffle into {zone}: cards above",
                                      lambda: numbered(range(size + 1), lambda k: str(size - k)), "int")
-                dest[k:k] = cards
+            dest[k:k] = cards
         elif bottom:
             dest[0:0] = cards
         else:

@@ -25,6 +25,7 @@ from rulesvm.interpreter import Match, compile_program
 from rulesvm.interpreter.agents import SeatView, make_agent
 from rulesvm.interpreter.knowledge import knows
 from rulesvm.interpreter.rng import derive
+from rulesvm.interpreter.state import CHANCE
 
 
 @dataclass
@@ -217,17 +218,22 @@ def play(match: Match, agents: dict, on_decision=None, history: UndoHistory | No
     """Ask the agents until the game is over; returns the result.
 
     An agent may return an int (the option index) or an object with `apply(match)` (a
-    command such as `Undo`), which the loop runs instead of a move.
+    command such as `Undo`), which the loop runs instead of a move. With explicit chance,
+    the agent at `CHANCE` (-1) answers random events, if there is one; else they are drawn
+    from the game's generator (`Match.sample_chance`: the seed's game).
     """
     while not match.is_over:
         seat = match.current_player
+        if seat == CHANCE and CHANCE not in agents:
+            match.sample_chance()
+            continue
         choice = agents[seat].choose(SeatView(match, seat))
         if hasattr(choice, "apply"):
             choice.apply(match)
             continue
         if on_decision is not None:
             on_decision(match, seat, choice)
-        if history is not None:
+        if history is not None and seat != CHANCE:
             history.record(match, seat)
         match.apply(choice)
     return match.result

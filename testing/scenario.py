@@ -30,6 +30,8 @@ from rulesvm.interpreter.compiler import compile_expression
 from rulesvm.interpreter.format import formatter
 from rulesvm.interpreter.rng import derive
 
+from .scripted_chance import ChanceScript, Entry, ScriptError
+
 ACTIONS = ("note", "choose", "reject", "expect", "expect_options", "expect_options_include", "expect_options_exclude",
            "expect_zone", "expect_known", "expect_log", "expect_no_log", "expect_event", "expect_result", "expect_over",
            "expect_phase", "expect_decision", "play_until", "play_to_end")
@@ -90,6 +92,7 @@ class _Run:
     match: object = None
     events: list = field(default_factory=list)
     text: str = ""
+    chance: ChanceScript | None = None      # `chance:`: scripted outcomes of random events
 
 
 def load_scenario(path: str) -> tuple[dict, Marks, api.Game]:
@@ -396,6 +399,49 @@ def _hint(name, names) -> str:
     return f" ({h})" if h else ""
 
 
+# ---------------------------------------------------------------------- scripted randomness
+
+def _new_match(run: _Run, **kw):
+    """Start the scenario's game; with `chance:`, every random event is a chance decision
+    that the script answers (testing/scripted_chance.py)."""
+    data = run.data
+    run.match = api.new_game(run.game, data.get("players"), data.get("seed", 0), sink=run.events.append,
+                             debug=True, explicit_chance="chance" in data, **kw)
+    if "chance" in data and run.chance is None:
+        run.chance = _chance_script(run)
+    _settle(run)
+
+
+def _chance_script(run: _Run) -> ChanceScript:
+    spec = run.data["chance"] or {}
+    prog = run.game.program
+    queues = {kind: [Entry(v, run.marks.span(("chance", kind, i))) for i, v in enumerate(spec.get(kind) or [])]
+              for kind in ("rolls", "picks", "shuffle_into")}
+    shuffles, keys = {}, {}
+    for zname, cards in (spec.get("shuffles") or {}).items():
+        kspan = run.marks.span(("chance", "shuffles", zname), prefer_key=True)
+        name = prog.zone_names[zone_ref(run, str(zname), kspan)]
+        entries = []
+        for i, ref in enumerate(cards):
+            span = run.marks.span(("chance", "shuffles", zname, i))
+            if not any(ref in (cid, cid.split("#")[0], prog.card_names[c]) for c, cid in enumerate(prog.card_ids)):
+                raise SetupError(f"no card has the id `{ref}`" + _hint(str(ref), list(prog.card_by_id)), None, span)
+            entries.append(Entry(ref, span))
+        shuffles[name], keys[name] = entries, kspan
+    return ChanceScript(queues, shuffles, bool(spec.get("strict", False)), run.marks.span(("chance", "strict")),
+                        shuffle_keys=keys)
+
+
+def _settle(run: _Run) -> None:
+    """Answer the random events due now from the script (or the seed)."""
+    if run.chance is None:
+        return
+    try:
+        run.chance.settle(run.match)
+    except ScriptError as exc:
+        raise ScenarioFailure(exc.message, None, exc.span) from None
+
+
 # ---------------------------------------------------------------------- steps
 
 def _option_index(run: _Run, which, span) -> int:
@@ -426,6 +472,7 @@ def _play_until(run: _Run, cond, limit: int, span) -> None:
             raise ScenarioFailure(f"the condition did not become true within {limit} decisions", None, span)
         seat = match.current_player
         match.apply(agents[seat].choose(SeatView(match, seat)))
+        _settle(run)
         made += 1
     if cond is not None and not cond():
         raise ScenarioFailure("the game ended before the condition became true", None, span)
@@ -473,6 +520,11 @@ def _expect(run: _Run, step: dict, path: tuple) -> None:
 
 
 def _step(run: _Run, index: int, step: dict) -> None:
+    _do_step(run, index, step)
+    _settle(run)
+
+
+def _do_step(run: _Run, index: int, step: dict) -> None:
     match = run.match
     path = ("steps", index)
     actions = [k for k in step if k in ACTIONS and k != "note"]
@@ -482,6 +534,7 @@ def _step(run: _Run, index: int, step: dict) -> None:
     aspan = run.marks.span(path + (action,))
     if match.paused and action not in STATE_CHECKS:
         match.resume()                      # `at: start`: the game block begins with the first move
+        _settle(run)
     if action in ("choose", "reject"):
         return _answer(run, step, path, action, aspan)
     if action == "expect":
@@ -617,14 +670,18 @@ def run_scenario(path: str) -> ScenarioResult:
                 apply_setup(run)
                 if at != "start":
                     run.match.resume()      # `at: start` stays paused until a step needs the game to go on
+                    _settle(run)
             else:
-                run.match = api.new_game(game, data.get("players"), data.get("seed", 0), sink=run.events.append,
-                                         debug=True)
+                _new_match(run)
         except ValueError as exc:
             raise ScenarioFailure(str(exc), None, marks.span(("players",))) from None
         for i, step in enumerate(data["steps"]):
             step_no = i + 1
             _step(run, i, step)
+        unused = run.chance.leftover() if run.chance is not None else None
+        if unused is not None:
+            step_no = None
+            raise ScenarioFailure(unused.message, None, unused.span)
     except ScenarioFailure as exc:
         if exc.step is None:
             exc.step = step_no
@@ -641,19 +698,17 @@ def run_scenario(path: str) -> ScenarioResult:
 
 def _reach(run: _Run, at: dict | None) -> None:
     """Restart the game so that it stops where the set-up applies."""
-    game, data = run.game, run.data
+    game = run.game
     run.events.clear()
     if at is None:
-        run.match = api.new_game(game, data.get("players"), data.get("seed", 0), sink=run.events.append,
-                                 debug=True, breakpoint=("game", 1))
+        _new_match(run, breakpoint=("game", 1))
         return
     phase = at["phase"]
     model = game.model
     if phase not in model.procs or model.procs[phase].kind != "phase":
         phases = [p.name for p in model.procs.values() if p.kind == "phase"]
         raise SetupError(f"no phase `{phase}`" + _hint(phase, phases), None, run.marks.span(("at", "phase")))
-    run.match = api.new_game(game, data.get("players"), data.get("seed", 0), sink=run.events.append,
-                             debug=True, breakpoint=(phase, at.get("occurrence", 1)))
+    _new_match(run, breakpoint=(phase, at.get("occurrence", 1)))
     agents = _bots(run)
     match = run.match
     while not match.paused:
@@ -661,6 +716,7 @@ def _reach(run: _Run, at: dict | None) -> None:
             raise ScenarioFailure(f"the game ended before phase `{phase}` began", None, run.marks.span(("at",)))
         seat = match.current_player
         match.apply(agents[seat].choose(SeatView(match, seat)))
+        _settle(run)
     run.events.clear()
 
 

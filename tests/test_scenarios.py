@@ -78,7 +78,7 @@ def test_rulesvm_test_command_summary_and_exit_code():
     bad = subprocess.run([sys.executable, "-m", "rulesvm.cli.main", "test", "tests/scenarios"],
                          cwd=ROOT, capture_output=True, text=True)
     assert bad.returncode == 1
-    assert "FAIL" in bad.stdout and "0 passed, 6 failed" in bad.stdout
+    assert "FAIL" in bad.stdout and "0 passed, 12 failed" in bad.stdout
     assert "Traceback" not in bad.stdout + bad.stderr
 
 
