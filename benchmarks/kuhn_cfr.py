@@ -6,7 +6,7 @@ CFR+ solvers, and after chosen iterations measures the average policy's exploita
 and Player 1's expected return (the game's value is -1/18). Writes docs/img/kuhn_cfr.png
 and prints one Markdown row per measured iteration.
 
-    .venv/bin/python benchmarks/kuhn_cfr.py                     # 500 iterations (about 2 minutes)
+    .venv/bin/python benchmarks/kuhn_cfr.py                     # 500 iterations (a few minutes)
     .venv/bin/python benchmarks/kuhn_cfr.py --iterations 100 --out /tmp/kuhn.png
 """
 
