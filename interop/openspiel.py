@@ -104,9 +104,12 @@ class RulesvmGame(pyspiel.Game):
         self.games_started = 0      # sampled chance: each new game its own seed
 
     def new_initial_state(self):
+        return RulesvmState(self)
+
+    def next_seed(self) -> int:
         seed = self.seed + self.games_started
         self.games_started += 1
-        return RulesvmState(self, self.env.new_match(seed), seed)
+        return seed
 
     def make_py_observer(self, iig_obs_type=None, params=None):
         perfect_recall = iig_obs_type is not None and iig_obs_type.perfect_recall
@@ -119,29 +122,41 @@ class RulesvmGame(pyspiel.Game):
 
 class Play:
     """What one state holds: the game, its match, the option indices chosen from the start and,
-    once asked for, each seat's observations so far. OpenSpiel clones a Python state by deep-copying
-    its attributes: this one copies as a clone of the match (the loaded game is shared)."""
+    once asked for, each seat's observations so far. OpenSpiel clones a Python state by making a
+    new initial state and deep-copying the attributes into it: so a new state starts its match
+    only when first read (a clone's never is), and a `Play` copies as a clone of its match (the
+    loaded game is shared)."""
 
-    def __init__(self, env: Environment, match, seed: int, moves: list, taken: list, trail: list | None):
-        self.env = env
-        self.match = match
+    def __init__(self, game: RulesvmGame, match=None, seed: int = 0, moves: list | None = None,
+                 taken: list | None = None, trail: list | None = None):
+        self.game = game
+        self.env = game.env
+        self._match = match
         self.seed = seed
-        self.moves = moves          # option indices from the start
-        self.taken = taken          # (seat, action id) of each player's decision from the start
+        self.moves = moves or []    # option indices from the start
+        self.taken = taken or []    # (seat, action id) of each player's decision from the start
         self.trail = trail          # per step, each seat's observation string (None: not kept yet)
         self.ids = None             # action id -> option index, for the pending decision
 
+    @property
+    def match(self):
+        if self._match is None:
+            self.seed = self.game.next_seed()
+            self._match = self.env.new_match(self.seed)
+        return self._match
+
     def __deepcopy__(self, memo):
         trail = None if self.trail is None else list(self.trail)
-        return Play(self.env, self.match.clone(), self.seed, list(self.moves), list(self.taken), trail)
+        match = self.match.clone()
+        return Play(self.game, match, self.seed, list(self.moves), list(self.taken), trail)
 
 
 class RulesvmState(pyspiel.State):
     """One OpenSpiel state: a `Play` (a match and what each seat has seen)."""
 
-    def __init__(self, game: RulesvmGame, match, seed: int):
+    def __init__(self, game: RulesvmGame):
         super().__init__(game)
-        self.play = Play(game.env, match, seed, [], [], None)
+        self.play = Play(game)
 
     @property
     def env(self) -> Environment:
@@ -210,6 +225,7 @@ class RulesvmState(pyspiel.State):
         """Each step's observation strings (per seat), from the start; replayed once, then kept."""
         play = self.play
         if play.trail is None:
+            play.match       # started, so its seed is known
             replay = play.env.new_match(play.seed)
             trail = [_observations(replay, play.env.players)]
             for index in play.moves:

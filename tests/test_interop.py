@@ -188,6 +188,10 @@ def test_sampled_chance_gives_each_new_game_its_own_deal():
     assert game.get_type().chance_mode == pyspiel.GameType.ChanceMode.SAMPLED_STOCHASTIC
     deals = {observation_string(game.new_initial_state().match.observation(-1)) for _ in range(12)}
     assert len(deals) > 1 and not game.new_initial_state().is_chance_node()
+    state = game.new_initial_state()
+    twin = state.clone()                    # a clone is the same game, and starts none
+    assert str(twin) == str(state) and twin.play.seed == state.play.seed == 5 + 13
+    assert game.new_initial_state().play.seed == 5 + 14
 
 
 @pytest.mark.parametrize("path", LAUNCH_GAMES, ids=lambda p: os.path.basename(p))
