@@ -132,7 +132,7 @@ class Play:
         self.game = game
         self.env = game.env
         self._match = match
-        self.seed = seed
+        self._seed = seed
         self.moves = moves or []    # option indices from the start
         self.taken = taken or []    # (seat, action id) of each player's decision from the start
         self.trail = trail          # per step, each seat's observation string (None: not kept yet)
@@ -141,14 +141,24 @@ class Play:
     @property
     def match(self):
         if self._match is None:
-            self.seed = self.game.next_seed()
-            self._match = self.env.new_match(self.seed)
+            self._start()
         return self._match
+
+    @property
+    def seed(self) -> int:
+        """The seed the match started with (which starts it, if it has not started)."""
+        if self._match is None:
+            self._start()
+        return self._seed
+
+    def _start(self) -> None:
+        self._seed = self.game.next_seed()
+        self._match = self.env.new_match(self._seed)
 
     def __deepcopy__(self, memo):
         trail = None if self.trail is None else list(self.trail)
         match = self.match.clone()
-        return Play(self.game, match, self.seed, list(self.moves), list(self.taken), trail)
+        return Play(self.game, match, self._seed, list(self.moves), list(self.taken), trail)
 
 
 class RulesvmState(pyspiel.State):
@@ -225,7 +235,6 @@ class RulesvmState(pyspiel.State):
         """Each step's observation strings (per seat), from the start; replayed once, then kept."""
         play = self.play
         if play.trail is None:
-            play.match       # started, so its seed is known
             replay = play.env.new_match(play.seed)
             trail = [_observations(replay, play.env.players)]
             for index in play.moves:
