@@ -2,9 +2,10 @@
 game -> agents): what `interop/openspiel.py` and `interop/pettingzoo.py` share.
 
 Research tools want a fixed set of action ids per game, so a policy is comparable from one state
-to the next, and a fixed-size tensor per observation. A game's `Encoding` is made once per load
-by `survey`: seeded random games (always the same ones) collect the values its decisions offer
-and the texts its variables hold. Action ids, in blocks (docs/research.md#action-numbering):
+to the next, and a fixed-size tensor per observation. A game's `ActionSpace` and
+`ObservationEncoder` are made once per load from its `survey`: seeded random games (always the
+same ones) collect the values its decisions offer and the texts its variables hold. Action ids,
+in blocks (docs/research.md#action-numbering):
 
     0                        `choose_many`'s "done"
     1 .. C                   a card the seat sees or knows: 1 + its index in the card table
@@ -119,20 +120,21 @@ class ActionSpace:
         hidden = other = 0
         for o in d.options:
             if o.value == DONE:
-                out.append(0)
+                action = 0
             elif d.value_type == "card" and _is_card(o.value, self.cards):
                 if knows(self.program, st, o.value, seat):
-                    out.append(1 + o.value)
+                    action = 1 + o.value
                 else:
-                    out.append(self.hidden_base + hidden)
+                    action = self.hidden_base + hidden
                     hidden += 1
             else:
                 i = self.value_ids.get(value_key(d.value_type, o.value))
-                if i is not None:
-                    out.append(self.value_base + i)
-                else:
-                    out.append(self.other_base + other)
-                    other += 1
+                action = self.value_base + i if i is not None else -1
+            if action < 0 or action in out:
+                # A value the survey never met, or offered twice in one decision: by position.
+                action = self.other_base + other
+                other += 1
+            out.append(action)
         if max(hidden, other) > self.width:
             raise EncodingError(f"a decision of {len(d.options)} options at decision {st.decisions + 1} is wider "
                                 f"than this game's encoding allows ({self.width}); load the game again with a "

@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from types import SimpleNamespace
 
 import numpy as np
 import pyspiel
@@ -15,9 +16,11 @@ import pytest
 from open_spiel.python.algorithms import cfr, expected_game_score, exploitability, mcts
 from pettingzoo.test import api_test, seed_test
 
+from rulesvm import api
 from rulesvm.interop import openspiel as ros
 from rulesvm.interop import pettingzoo as rpz
 from rulesvm.interop.encoding import observation_string
+from rulesvm.interpreter.state import Decision, Option
 
 from .conftest import ROOT
 
@@ -227,3 +230,22 @@ def test_pettingzoo_refuses_an_illegal_action():
     mask = env.observe(env.agent_selection)["action_mask"]
     with pytest.raises(ValueError, match="is not legal"):
         env.step(int(np.flatnonzero(mask == 0)[0]))
+
+
+def test_action_blocks_cards_hidden_cards_values_and_the_rest(kuhn):
+    """A decision offering, to Player 1: its own card, the hidden third card, a surveyed value,
+    a value never met, and that value again."""
+    env = kuhn.new_initial_state().env
+    match = api.new_game(env.game, 2, 3)              # the engine deals (explicit chance off)
+    prog, st = env.game.program, match.state
+    own = st.zones[prog.zone_index("hand", 0)][0]
+    hidden = st.zones[prog.zone_index("deck")][0]
+    cards = Decision(0, "?", (Option("own", own), Option("hidden", hidden)), value_type="card")
+    texts = Decision(0, "?", (Option("b", "bet"), Option("x", "raise"), Option("y", "raise")), value_type="text")
+    space = env.actions
+    assert space.actions(SimpleNamespace(decision=cards, state=st), 0) == [1 + own, space.hidden_base]
+    assert space.actions(SimpleNamespace(decision=cards, state=st), -1)[1] == 1 + hidden   # seat -1 sees all
+    assert space.actions(SimpleNamespace(decision=texts, state=st), 0) == [
+        space.value_base + space.values.index('text:"bet"'), space.other_base, space.other_base + 1]
+    assert kuhn.describe_action(space.hidden_base) == "face-down card 1"
+    assert kuhn.describe_action(space.other_base + 1) == "other option 2"
