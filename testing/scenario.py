@@ -1,8 +1,9 @@
 """Scenario files (`*.scenario.yaml`): pin a rule down with a concrete situation.
 
-A scenario names a game (and players, options, variants, seed), optionally lets the game
-run to the entry of a phase, sets up zones and variables there, then plays scripted steps
-(decisions by label or index, bots playing until a condition) and checks expectations
+A scenario names a game (and players, options, variants, seed), optionally scripts the
+outcomes of random events (`chance:`, scripted_chance.py), lets the game run to the entry
+of a phase, sets up zones and variables there, then plays scripted steps (decisions by
+label or index, bots playing until a condition) and checks expectations
 written in the rules language. It is loaded with line marks, so a mistake in the scenario
 itself is reported at its line and column like any other diagnostic; a failed expectation
 reports the expression, the values of its parts and the step. `rulesvm test` and the
