@@ -68,7 +68,13 @@ def make_environment(game_path: str, players: int | None = None, returns: str | 
                      explicit_chance: bool = False, variants=(), survey_games: int = SURVEY_GAMES,
                      **options) -> Environment:
     """Load a game (options by name, as `rulesvm run --set`) and survey it once."""
-    game = api.load_game(game_path, variants=variants, options=options)
+    return environment_of(api.load_game(game_path, variants=variants, options=options), players, returns,
+                          explicit_chance, survey_games)
+
+
+def environment_of(game: api.Game, players: int | None = None, returns: str | None = None,
+                   explicit_chance: bool = False, survey_games: int = SURVEY_GAMES) -> Environment:
+    """A loaded game as a research environment, surveyed once."""
     lo, hi, default = game.model.players
     players = default if players is None else players
     if not lo <= players <= hi:
@@ -129,3 +135,20 @@ def returns_of(result: dict | None, players: int, mode: str) -> list[float]:
 
 def _place_value(place: int, players: int) -> float:
     return 1.0 if players == 1 else 1.0 - 2.0 * place / (players - 1)
+
+
+def layout(env: Environment) -> dict:
+    """The game's action numbering and observation tensor, as plain data (`rulesvm info --actions`)."""
+    space = env.actions
+    cards = [{"id": 1 + c, "action": space.describe(1 + c)} for c in range(space.cards)]
+    values = [{"id": space.value_base + i, "action": space.describe(space.value_base + i)}
+              for i in range(len(space.values))]
+    blocks = [{"ids": [0, 0], "action": "choose_many's done"},
+              {"ids": [1, space.cards], "action": "a card the seat sees or knows"},
+              {"ids": [space.hidden_base, space.value_base - 1], "action": "the k-th card option the seat does not know"},
+              {"ids": [space.value_base, space.other_base - 1], "action": "a value the survey met"},
+              {"ids": [space.other_base, space.size - 1], "action": "the k-th option whose value the survey never met"}]
+    pieces = [{"piece": p.name, "start": p.start, "shape": list(p.shape)} for p in env.encoder.pieces]
+    return {"game": env.id, "players": env.players, "returns": env.returns, "actions": space.size,
+            "blocks": blocks, "cards": cards, "values": values,
+            "observation": {"size": env.encoder.size, "pieces": pieces}}

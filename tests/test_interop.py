@@ -5,6 +5,7 @@ game in games/."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -249,3 +250,16 @@ def test_action_blocks_cards_hidden_cards_values_and_the_rest(kuhn):
         space.value_base + space.values.index('text:"bet"'), space.other_base, space.other_base + 1]
     assert kuhn.describe_action(space.hidden_base) == "face-down card 1"
     assert kuhn.describe_action(space.other_base + 1) == "other option 2"
+
+
+def test_info_actions_shows_the_numbering():
+    cli = [sys.executable, "-m", "rulesvm.cli.main", "info", KUHN, "--actions"]
+    out = subprocess.run(cli, cwd=ROOT, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert '22: text:"check"' in out.stdout and "4-19: the k-th card option the seat does not know" in out.stdout
+    data = json.loads(subprocess.run(cli + ["--json"], cwd=ROOT, capture_output=True, text=True).stdout)
+    assert {v["id"]: v["action"] for v in data["values"]} == {20: 'text:"bet"', 21: 'text:"call"',
+                                                              22: 'text:"check"', 23: 'text:"fold"'}
+    assert data["observation"]["size"] == 32
+    bad = subprocess.run(cli + ["--players", "3"], cwd=ROOT, capture_output=True, text=True)
+    assert bad.returncode == 2 and "is for 2 players, not 3" in bad.stderr
