@@ -48,7 +48,8 @@ def load(game_path: str, players: int | None = None, explicit_chance: bool = Tru
 def _short_name(env: Environment) -> str:
     """One registered name per game files, options, player count and modes."""
     key = repr((env.game.program.fingerprint, env.game.program.card_fingerprint, sorted(env.game.options.items()),
-                env.players, env.returns, env.explicit_chance, env.actions.size, env.encoder.size))
+                env.players, env.returns, env.explicit_chance, env.actions.values, env.actions.width,
+                env.encoder.size, env.seen.chance_width))
     return f"rulesvm_{env.id}_{hashlib.sha256(key.encode()).hexdigest()[:10]}"
 
 

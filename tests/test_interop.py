@@ -198,6 +198,10 @@ def test_sampled_chance_gives_each_new_game_its_own_deal():
     assert game.new_initial_state().play.seed == 5 + 14
 
 
+# PettingZoo's api_test warns about any Dict observation (its own classic games' kind, with an
+# action mask): nothing to fix here.
+@pytest.mark.filterwarnings("ignore:Observation space for each agent:UserWarning",
+                            "ignore:Observation is not a NumPy array:UserWarning")
 @pytest.mark.parametrize("path", LAUNCH_GAMES, ids=lambda p: os.path.basename(p))
 def test_pettingzoo_api_and_seed_tests(path):
     api_test(rpz.env(path), num_cycles=300)
