@@ -2,7 +2,7 @@
 `rulesvm.api` (or the tools built on it) and hands everything it shows to `cli.render`.
 
 The commands live by job: `cli.play` (run, resume, replay), `cli.checks` (validate, info,
-test, diff, schema, fmt), `cli.simulation` (simulate, compare, agents), `cli.serve` (the
+test, diff, schema, fmt), `cli.simulation` (simulate, compare, agents), `cli.tuning` (tune), `cli.serve` (the
 web table), `cli.editor` (lsp, the language server); `cli.common` holds what they share.
 This module only assembles the app.
 
@@ -25,6 +25,7 @@ from .editor import lsp
 from .play import replay, resume, run
 from .serve import serve
 from .simulation import agents, compare, simulate
+from .tuning import tune
 
 app = typer.Typer(
     name="rulesvm",
@@ -61,6 +62,7 @@ app.command("test")(test_scenarios)
 app.command()(diff)
 app.command()(simulate)
 app.command()(compare)
+app.command()(tune)
 app.command()(agents)
 app.command()(schema)
 app.command("fmt")(fmt)
