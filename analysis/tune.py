@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import io
 import itertools
+import json
 import math
 import os
 import random
@@ -44,9 +45,12 @@ class Param:
     name: str            # the option's name, or the card's id
     field: str | None    # the card's field
     values: tuple
+    template: tuple = ()  # a variable's declaration before and after its initial value
 
     @property
     def label(self) -> str:
+        if self.kind == "var":
+            return f"var.{self.name}"
         return self.name if self.kind == "option" else f"card.{self.name}.{self.field}"
 
 
@@ -112,10 +116,14 @@ def parse_param(text: str, game: api.Game) -> Param:
         if ftype == "int" and not all(isinstance(v, int) and not isinstance(v, bool) for v in values):
             raise TuneError(f"{where}: `{fname}` is a whole number; give whole numbers")
         return Param(text, "card", cid, fname, values)
+    if parts[0] == "var":
+        if len(parts) != 2:
+            raise TuneError(f"{where}: a variable's initial value is written `var.NAME`, not `{lhs.strip()}`")
+        return _var_param(text, parts[1], parse_values(rhs, where), model, where)
     if parts[0] == "option":
         parts = parts[1:]
     if len(parts) != 1:
-        raise TuneError(f"{where}: write `option.NAME`, `NAME` (an option) or `card.ID.FIELD`")
+        raise TuneError(f"{where}: write `option.NAME`, `NAME` (an option), `card.ID.FIELD` or `var.NAME`")
     name = parts[0]
     values = parse_values(rhs, where)
     try:
@@ -123,6 +131,41 @@ def parse_param(text: str, game: api.Game) -> Param:
     except ValueError as exc:
         raise TuneError(f"{where}: {exc}") from None
     return Param(text, "option", name, None, checked)
+
+
+def _var_param(text: str, name: str, values: tuple, model, where: str) -> Param:
+    """A variable's initial value: the variant replaces its declaration, unchanged but for the value."""
+    var = model.vars.get(name)
+    if var is None:
+        known = ", ".join(list(model.vars)[:12]) + (", ..." if len(model.vars) > 12 else "")
+        raise TuneError(f"{where}: the rules declare no variable `{name}` (variables: {known or 'none'})")
+    kind = var.type.name
+    ok = {"int": lambda v: isinstance(v, int) and not isinstance(v, bool), "bool": lambda v: isinstance(v, bool),
+          "text": lambda v: isinstance(v, str)}.get(kind)
+    if ok is None or var.default is None:
+        raise TuneError(f"{where}: variable `{name}` is {var.type}; tune takes int, bool or text variables "
+                        "declared with a value")
+    if not all(ok(v) for v in values):
+        raise TuneError(f"{where}: variable `{name}` is {kind}; give {kind} values")
+    source = model.sources[var.span.file]
+    whole, value = _slice(source, var.span), var.default.span
+    head = _slice(source, replace(var.span, end_line=value.line, end_col=value.col))
+    tail = _slice(source, replace(var.span, line=value.end_line, col=value.end_col))
+    if head + _slice(source, value) + tail != whole:
+        raise TuneError(f"{where}: the declaration of `{name}` cannot be rewritten")
+    return Param(text, "var", name, None, values, (head, tail))
+
+
+def _slice(source: str, span) -> str:
+    """The text of `span` (lines and columns from 1, the end exclusive)."""
+    lines = source.splitlines(keepends=True)
+    start = sum(len(x) for x in lines[:span.line - 1]) + span.col - 1
+    end = sum(len(x) for x in lines[:span.end_line - 1]) + span.end_col - 1
+    return source[start:end]
+
+
+def _literal(v) -> str:
+    return json.dumps(v) if isinstance(v, str) else _text(v)
 
 
 def _text(v) -> str:
@@ -343,6 +386,9 @@ def variant_data(params, values, name: str = "tuned", base: str | None = None, d
             change.setdefault(p.name, {})[p.field] = v
     if change:
         data["cards"] = {"change": change}
+    decls = [p.template[0] + _literal(v) + p.template[1] for p, v in zip(params, values) if p.kind == "var"]
+    if decls:
+        data["rules"] = {"replace": "\n".join(decls) + "\n"}
     return data
 
 

@@ -175,9 +175,9 @@ class Screen:
 
     def tuning(self, data: dict) -> None:
         o = self.out
+        who = f"{data['players']} player{'s' if data['players'] > 1 else ''}, agents {','.join(data['agents'])}"
         o.print(Text(f"{data['game']}: tune {', '.join(data['params'])} for {', '.join(data['targets'])}; "
-                     f"{data['players']} player{'s' if data['players'] > 1 else ''}, agents {','.join(data['agents'])}, seed {data['seed']}, "
-                     f"{data['games_total']} games", style="bold"))
+                     f"{who}, seed {data['seed']}, {data['games_total']} games", style="bold"))
         o.print(f"stopped: {data['stop_reason']}")
         for title, row in (("best", data["best"]), ("runner-up", data["runner_up"])):
             if row is None:

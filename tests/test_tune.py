@@ -43,6 +43,17 @@ def test_finds_a_card_fields_value():
     assert out["best"]["values"] == {"card.hurdle.height": 3}
 
 
+def test_finds_a_variables_initial_value():
+    game = api.load_game(os.path.join(ROOT, DICE))
+    param = tn.parse_param("var.penalty=0..5", game)
+    spec = tn.TuneSpec(game=os.path.join(ROOT, DICE), params=(param,),
+                       targets=(tn.parse_target("outcome.win=0.5", game, 1),), players=1, max_games=800)
+    out = tn.tune(spec)
+    assert out["best"]["values"] == {"var.penalty": 3}
+    with pytest.raises(tn.TuneError, match="no variable `penalti`"):
+        tn.parse_param("var.penalti=0..5", game)
+
+
 def test_the_same_seed_gives_the_same_search_and_candidates_share_seeds():
     game = api.load_game(os.path.join(ROOT, DICE))
     spec = tn.TuneSpec(game=os.path.join(ROOT, DICE), params=(tn.parse_param("need=3..5", game),),
