@@ -489,6 +489,9 @@ def report(spec: TuneSpec, cands: list[Candidate], played: int, stop_reason: str
     finalists = [c for c in cands if c.status == "racing"]
     distinct = runner is None or len(finalists) == 1 or runner.loss[1] > best.loss[2]
     best.status = "best"
+    for c in finalists:
+        if c is not best:
+            c.status = "finalist"
     return {"game": spec.game, "seed": spec.seed, "players": spec.players, "agents": list(spec.agents),
             "params": [p.text for p in spec.params], "targets": [t.text for t in spec.targets],
             "tolerance": spec.tolerance, "games_per_finalist": played, "games_total": total_games,
