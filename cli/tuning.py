@@ -106,6 +106,8 @@ def tune(
         targets = tuple(tn.parse_target(t, base, n_players) for t in target)
     except tn.TuneError as exc:
         usage(screen, str(exc), "see `rulesvm tune --help` and docs/tune.md")
+    if plot and len(params) > 2:
+        usage(screen, f"--plot draws one or two parameters, not {len(params)}")
     fixed = {pair.partition("=")[0].strip() for pair in set_ or ()}
     labels = [p.label for p in params]
     for p in params:
@@ -119,40 +121,48 @@ def tune(
     jobs = jobs or os.cpu_count() or 1
     with _sigterm_as_interrupt(screen) as stop:
         result = _search(screen, spec, jobs, backend, scheduler, quiet or as_json)
-        command = None
-        if write_variant:
-            best = result["best"]["values"]
-            tn.write_variant(write_variant, params, tuple(best.values()), game,
-                             "Found by rulesvm tune: " + ", ".join(f"{k}={v}" for k, v in best.items()))
-            result["variant_file"] = write_variant
-            command = _compare_command(spec, game, write_variant, max(result["games_per_finalist"], 1000))
-            result["confirm_command"] = command
-        if plot:
-            try:
-                png = tn.plot_png(result)
-            except ValueError as exc:
-                usage(screen, str(exc))
-            with open(plot, "wb") as fh:
-                fh.write(png)
-        comparison = None
-        if confirm:
-            comparison = _confirm(screen, spec, write_variant, max(result["games_per_finalist"], 1000), jobs, backend,
-                                  scheduler, quiet or as_json)
-            result["confirm"] = comparison
-        if as_json:
-            screen.json(result)
-        else:
-            screen.tuning(result)
-            if comparison is not None:
-                screen.comparison(comparison)
-            elif command:
-                screen.note(f"confirm on fresh seeds: {command}")
+        _outputs(screen, spec, result, write_variant, plot, confirm, as_json, (jobs, backend, scheduler, quiet))
     failed = sum(c["failed_games"] for c in result["candidates"])
     if stop["signal"]:
         raise typer.Exit(143)
     if failed:
         screen.note(f"{failed} game(s) failed; run `rulesvm simulate` on the candidate to see them")
         raise typer.Exit(1)
+
+
+def _outputs(screen, spec, result: dict, write_variant, plot, confirm: bool, as_json: bool, run: tuple) -> None:
+    """The variant file, the plot, the confirming comparison and the report."""
+    jobs, backend, scheduler, quiet = run
+    game = spec.game
+    params = spec.params
+    command = None
+    if write_variant:
+        best = result["best"]["values"]
+        tn.write_variant(write_variant, params, tuple(best.values()), game,
+                         "Found by rulesvm tune: " + ", ".join(f"{k}={v}" for k, v in best.items()))
+        result["variant_file"] = write_variant
+        command = _compare_command(spec, game, write_variant, max(result["games_per_finalist"], 1000))
+        result["confirm_command"] = command
+    if plot:
+        try:
+            png = tn.plot_png(result)
+        except ValueError as exc:
+            usage(screen, str(exc))
+        with open(plot, "wb") as fh:
+            fh.write(png)
+    comparison = None
+    if confirm:
+        comparison = _confirm(screen, spec, write_variant, max(result["games_per_finalist"], 1000), jobs, backend,
+                              scheduler, quiet or as_json)
+        result["confirm"] = comparison
+    if as_json:
+        screen.json(result)
+    else:
+        screen.tuning(result)
+        if comparison is not None:
+            screen.comparison(comparison)
+        elif command:
+            screen.note(f"confirm on fresh seeds: {command}")
 
 
 def _search(screen, spec, jobs, backend, scheduler, quiet):
