@@ -459,11 +459,11 @@ def _race(spec: TuneSpec, alive: list[Candidate], played: int) -> str:
     best = min(alive, key=lambda c: c.loss[0])
     for c in alive:
         if c is not best and c.loss[1] > best.loss[2]:
-            c.status = f"dropped at {played} (clearly worse)"
+            c.status = f"dropped at {played}"
     left = sorted((c for c in alive if c.status == "racing"), key=lambda c: c.loss[0])
     if len(left) > spec.keep:
         for c in left[max(spec.keep, len(left) // 2):]:
-            c.status = f"cut at {played} (halving)"
+            c.status = f"cut at {played}"
         left = left[:max(spec.keep, len(left) // 2)]
     if len(left) == 1:
         return f"one candidate left after {played} games"

@@ -69,7 +69,7 @@ def tune(
     force: bool = typer.Option(False, "--force", help="Overwrite existing output files."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
 ) -> None:
-    """Search options and card fields for the values that meet targets (balance, length, a card's win rate).
+    """Search options, card fields and variables for the values that meet targets (balance, length, win rates).
 
     Every candidate plays the same game seeds; candidates clearly worse than the best (95%
     intervals) are dropped after each stage and the rest play more games, until one is left,
