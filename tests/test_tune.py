@@ -121,3 +121,16 @@ def test_a_launch_game_with_a_small_budget(tmp_path):
     assert p.returncode == 0, p.stderr
     assert "all candidates (2)" in p.stdout and "best: laps=" in p.stdout
     assert open(png, "rb").read(8) == b"\x89PNG\r\n\x1a\n"
+
+
+def test_confirm_compares_the_written_variant_on_fresh_seeds(tmp_path):
+    path = str(tmp_path / "half.yaml")
+    out = _tune("--param", "need=3..5", "--target", "outcome.win=0.5", "--max-games", "400", "--write-variant", path,
+                "--confirm")
+    assert out["confirm_command"].endswith(f"--variant {path} -n 1000 --seed 1 --players 1 --agents random")
+    compared = out["confirm"]["variants"][0]
+    assert compared["games"] == 1000
+    win = next(m for m in compared["metrics"] if m["metric"] == "win rate")
+    assert win["base"] == 1.0 and 0.45 < win["variant"] < 0.55 and win["significant"]
+    p = rulesvm("tune", DICE, "--param", "need=3..5", "--target", "outcome.win=0.5", "--confirm")
+    assert p.returncode == 2 and "--write-variant" in p.stderr
