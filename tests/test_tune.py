@@ -134,3 +134,20 @@ def test_confirm_compares_the_written_variant_on_fresh_seeds(tmp_path):
     assert win["base"] == 1.0 and 0.45 < win["variant"] < 0.55 and win["significant"]
     p = rulesvm("tune", DICE, "--param", "need=3..5", "--target", "outcome.win=0.5", "--confirm")
     assert p.returncode == 2 and "--write-variant" in p.stderr
+
+
+def test_seat_balance_losses_and_a_sampled_grid():
+    game = api.load_game(os.path.join(ROOT, "games", "mach_struggle.yaml"))
+    first = tn.parse_target("first_player=balanced", game, 2)
+    tally = tn.Tally(sums={("first_player", 1): (600, 1000, 0)})
+    e = tn.estimate(first, tally, 2)
+    assert e.value == pytest.approx(0.1) and e.loss == pytest.approx(0.1) and e.loss_lo > 0.06
+    seats = tn.parse_target("seats", game, 2)
+    e = tn.estimate(seats, tn.Tally(sums={("seats", 1): (500, 1000, 0), ("seats", 2): (500, 1000, 0)}), 2)
+    assert e.value == 0 and e.loss == 0 and e.loss_lo == 0 and 0 < e.loss_hi < 0.04
+    spec = tn.TuneSpec(game="g", params=(tn.parse_param("target_score=2..19", game),
+                                         tn.parse_param("max_gap=1..4", game)),
+                       targets=(first,), players=2, max_candidates=10, seed=3)
+    picked = [c.values for c in tn.candidates(spec)]
+    assert len(picked) == 10 == len(set(picked)) and picked == [c.values for c in tn.candidates(spec)]
+    assert len(tn.candidates(tn.TuneSpec(**{**spec.__dict__, "max_candidates": 100}))) == 72
