@@ -46,11 +46,14 @@ class Param:
     field: str | None    # the card's field
     values: tuple
     template: tuple = ()  # a variable's declaration before and after its initial value
+    cards: tuple = ()     # the ids a selector (`card[kind=knight].number`) chose
 
     @property
     def label(self) -> str:
         if self.kind == "var":
             return f"var.{self.name}"
+        if self.cards:
+            return f"card{self.name}.{self.field}"
         return self.name if self.kind == "option" else f"card.{self.name}.{self.field}"
 
 
@@ -94,11 +97,16 @@ def _scalar(text: str):
 def parse_param(text: str, game: api.Game) -> Param:
     """`option.NAME=RANGE` (or `NAME=RANGE`) or `card.ID.FIELD=RANGE`, checked against the game."""
     where = f"--param {text}"
-    lhs, eq, rhs = text.partition("=")
+    close = text.find("]") + 1 if text.lstrip().startswith("card[") else 0     # a selector holds an `=`
+    lhs, eq, rhs = text[close:].partition("=")
+    lhs = text[:close] + lhs
     if not eq or not lhs.strip():
         raise TuneError(f"{where}: write NAME=RANGE, e.g. `option.laps=1..4` or `card.drop.number=6..9`")
-    parts = lhs.strip().split(".")
     model = game.model
+    selector = _SELECTOR.match(lhs.strip())
+    if selector:
+        return _selector_param(text, selector, parse_values(rhs, where), model, where)
+    parts = lhs.strip().split(".")
     if parts[0] == "card":
         if len(parts) != 3:
             raise TuneError(f"{where}: a card field is written `card.ID.FIELD`, not `{lhs.strip()}`")
@@ -131,6 +139,27 @@ def parse_param(text: str, game: api.Game) -> Param:
     except ValueError as exc:
         raise TuneError(f"{where}: {exc}") from None
     return Param(text, "option", name, None, checked)
+
+
+_SELECTOR = re.compile(r"^card\[\s*(\w+)\s*=\s*([^\]]*?)\s*\]\.(\w+)$")
+
+
+def _selector_param(text: str, m, values: tuple, model, where: str) -> Param:
+    """`card[kind=knight].number` or `card[color=red].number`: the field of every card whose
+    kind (or whose field) has that value, all set to the same value."""
+    key, wanted, fname = m.group(1), m.group(2), m.group(3)
+    chosen = [c for c in model.cards
+              if str(c.kind if key == "kind" else _text(c.fields.get(key, ""))) == wanted]
+    if not chosen:
+        raise TuneError(f"{where}: no card has {key} `{wanted}`")
+    for c in chosen:
+        kind = model.kinds.get(c.kind)
+        if kind is None or fname not in kind.fields:
+            raise TuneError(f"{where}: card `{c.id}` (a {c.kind}) has no field `{fname}`")
+        if str(kind.fields[fname].type) == "int" and not all(isinstance(v, int) and not isinstance(v, bool)
+                                                             for v in values):
+            raise TuneError(f"{where}: `{fname}` is a whole number; give whole numbers")
+    return Param(text, "card", f"[{key}={wanted}]", fname, values, cards=tuple(c.id for c in chosen))
 
 
 def _var_param(text: str, name: str, values: tuple, model, where: str) -> Param:
@@ -383,7 +412,8 @@ def variant_data(params, values, name: str = "tuned", base: str | None = None, d
     change: dict = {}
     for p, v in zip(params, values):
         if p.kind == "card":
-            change.setdefault(p.name, {})[p.field] = v
+            for cid in p.cards or (p.name,):
+                change.setdefault(cid, {})[p.field] = v
     if change:
         data["cards"] = {"change": change}
     decls = [p.template[0] + _literal(v) + p.template[1] for p, v in zip(params, values) if p.kind == "var"]

@@ -35,7 +35,8 @@ def tune(
     game: str = GAME_ARG,
     param: List[str] = typer.Option(..., "--param", metavar="NAME=RANGE",
                                     help="A parameter and its values (repeatable): an option `option.laps=1..4` "
-                                         "(or `laps=1..4`), a card field `card.ID.FIELD=6..9`, a variable's initial value "
+                                         "(or `laps=1..4`), a card field `card.ID.FIELD=6..9` (every card of a kind or "
+                                         "with a field's value: `card[kind=knight].number=3..5`), a variable's initial value "
                                          "`var.NAME=0..3`; a range LOW..HIGH, "
                                          "LOW..HIGH:STEP (reals: 0.5..1.5:0.25) or a list A,B,C."),
     target: List[str] = typer.Option(..., "--target", metavar="METRIC[OP VALUE][@WEIGHT]",

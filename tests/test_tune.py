@@ -43,6 +43,17 @@ def test_finds_a_card_fields_value():
     assert out["best"]["values"] == {"card.hurdle.height": 3}
 
 
+def test_a_selector_sets_the_field_of_every_card_it_chooses():
+    game = api.load_game(os.path.join(ROOT, DICE))
+    param = tn.parse_param("card[kind=obstacle].height=2..4", game)
+    assert param.label == "card[kind=obstacle].height" and param.cards == ("hurdle",)
+    spec = tn.TuneSpec(game=os.path.join(ROOT, DICE), params=(param,),
+                       targets=(tn.parse_target("outcome.win=0.5", game, 1),), players=1, max_games=800)
+    assert tn.tune(spec)["best"]["values"] == {"card[kind=obstacle].height": 3}
+    with pytest.raises(tn.TuneError, match="no card has kind `wall`"):
+        tn.parse_param("card[kind=wall].height=1..2", game)
+
+
 def test_finds_a_variables_initial_value():
     game = api.load_game(os.path.join(ROOT, DICE))
     param = tn.parse_param("var.penalty=0..5", game)
