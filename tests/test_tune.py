@@ -162,3 +162,12 @@ def test_seat_balance_losses_and_a_sampled_grid():
     picked = [c.values for c in tn.candidates(spec)]
     assert len(picked) == 10 == len(set(picked)) and picked == [c.values for c in tn.candidates(spec)]
     assert len(tn.candidates(tn.TuneSpec(**{**spec.__dict__, "max_candidates": 100}))) == 72
+
+
+def test_the_same_search_with_two_jobs_and_on_dask():
+    game = api.load_game(os.path.join(ROOT, DICE))
+    spec = tn.TuneSpec(game=os.path.join(ROOT, DICE), params=(tn.parse_param("need=3..4", game),),
+                       targets=(tn.parse_target("outcome.win=0.5", game, 1),), players=1, first_games=30, max_games=30)
+    alone = tn.tune(spec)
+    assert tn.tune(spec, jobs=2) == alone
+    assert tn.tune(spec, backend="dask") == alone
