@@ -48,6 +48,7 @@ class SimConfig:
     game_timeout: float | None = 60.0   # seconds: a game still running then has failed (checked between decisions)
     standings: str = "round"        # when the design metrics read `evaluate`: "round", "turn" or "decision"
     chunk: int = 25
+    first: int = 0                  # the index of the first game: games first..first+n-1 (tune adds games in stages)
     rotate: bool = True             # rotate different agents over the seats, game by game
 
     def seat_agents(self, players: int, index: int = 0) -> list[str]:
@@ -370,7 +371,8 @@ def simulate(config: SimConfig, jobs: int = 1, backend: str = "local", scheduler
     for spec in config.seat_agents(players):
         make_agent(spec, 0)          # raises AgentSpecError early for a bad spec
     agg = Aggregator(players, config.seat_agents(players))
-    chunks = ((i, min(i + config.chunk, config.n)) for i in range(0, config.n, config.chunk))
+    end = config.first + config.n
+    chunks = ((i, min(i + config.chunk, end)) for i in range(config.first, end, config.chunk))
     interrupted = False
     started = time.perf_counter()
     try:

@@ -21,6 +21,7 @@ from .render import Screen
 
 if TYPE_CHECKING:
     from rulesvm.analysis import diff as variants_diff  # noqa: F401
+    from rulesvm.interop import environment as research  # noqa: F401
     from rulesvm.testing import scenario, suite  # noqa: F401
     from rulesvm.tooling import formatter, schemas  # noqa: F401
 
@@ -30,6 +31,7 @@ scenario = lazy("rulesvm.testing.scenario")
 suite = lazy("rulesvm.testing.suite")
 schemas = lazy("rulesvm.tooling.schemas")
 formatter = lazy("rulesvm.tooling.formatter")
+research = lazy("rulesvm.interop.environment")      # `info --actions`: needs the rl extra (numpy)
 
 
 def validate(
@@ -89,6 +91,9 @@ def info(
     card: Optional[str] = typer.Option(None, "--card", help="Show one card: its fields and rule text "
                                        "(a card id, a copy's id such as knight#2, or its name).", metavar="CARD"),
     cards: bool = typer.Option(False, "--cards", help="List every card with its rule text, in card-file order."),
+    actions: bool = typer.Option(False, "--actions", help="Show the game's action ids and observation tensor "
+                                 "in OpenSpiel and PettingZoo (docs/research.md; needs the rl extra)."),
+    players: Optional[int] = typer.Option(None, "--players", help="With --actions: the number of players."),
 ) -> None:
     """Show a game's players, options, variants, zones and cards; `--card`/`--cards`: what cards do."""
     screen = Screen()
@@ -105,11 +110,33 @@ def info(
         listing = api.card_catalogue(g)
         screen.json(listing) if as_json else screen.card_list(listing)
         return
+    if actions:
+        return research_layout(screen, g, players, as_json)
     data = api.game_info(g)
     if as_json:
         screen.json(data)
     else:
         screen.info(data)
+
+
+def research_layout(screen: Screen, game: api.Game, players: int | None, as_json: bool) -> None:
+    """`info --actions`: the numbering of the game's actions and its observation tensor's pieces."""
+    try:
+        data = research.layout(research.environment_of(game, players))
+    except ImportError as exc:
+        usage(screen, f"--actions needs the research packages ({exc.name} is not installed)",
+              "install them with pip install 'rulesvm[rl]'")
+    except ValueError as exc:
+        usage(screen, str(exc))
+    if as_json:
+        screen.json(data)
+        return
+    lines = [f"{data['game']}: {data['players']} players, {data['actions']} action ids, returns from {data['returns']}"]
+    lines += [f"  {b['ids'][0]}-{b['ids'][1]}: {b['action']}" for b in data["blocks"] if b["ids"][0] <= b["ids"][1]]
+    lines += [f"  {row['id']}: {row['action']}" for row in data["cards"] + data["values"]]
+    lines.append(f"observation tensor: {data['observation']['size']} floats")
+    lines += [f"  {p['piece']}: from {p['start']}, shape {tuple(p['shape'])}" for p in data["observation"]["pieces"]]
+    typer.echo("\n".join(lines))
 
 
 def test_scenarios(

@@ -2,7 +2,7 @@
 `rulesvm.api` (or the tools built on it) and hands everything it shows to `cli.render`.
 
 The commands live by job: `cli.play` (run, resume, replay), `cli.checks` (validate, info,
-test, diff, schema, fmt), `cli.simulation` (simulate, compare, agents), `cli.serve` (the
+test, diff, schema, fmt), `cli.simulation` (simulate, compare, agents), `cli.tuning` (tune), `cli.serve` (the
 web table), `cli.editor` (lsp, the language server); `cli.common` holds what they share.
 This module only assembles the app.
 
@@ -26,6 +26,7 @@ from .helpstyle import Command, Group
 from .play import replay, resume, run
 from .serve import serve
 from .simulation import agents, compare, simulate
+from .tuning import tune
 
 app = typer.Typer(
     name="rulesvm",
@@ -55,6 +56,7 @@ def _options(show_version: bool = typer.Option(False, "--version", is_eager=True
 # In this order in `rulesvm --help`.
 for name, command in (("run", run), ("resume", resume), ("validate", validate), ("info", info), ("replay", replay),
                       ("test", test_scenarios), ("diff", diff), ("simulate", simulate), ("compare", compare),
+                      ("tune", tune),
                       ("agents", agents), ("schema", schema), ("fmt", fmt), ("serve", serve), ("lsp", lsp)):
     app.command(name, cls=Command)(command)
 

@@ -188,6 +188,39 @@ class Screen:
                           _num(m["p_value"]), "yes" if m["significant"] else "")
             self.out.print(t)
 
+    def tuning(self, data: dict) -> None:
+        o = self.out
+        who = f"{data['players']} player{'s' if data['players'] > 1 else ''}, agents {','.join(data['agents'])}"
+        o.print(Text(f"{data['game']}: tune {', '.join(data['params'])} for {', '.join(data['targets'])}; "
+                     f"{who}, seed {data['seed']}, {data['games_total']} games", style="bold"))
+        o.print(f"stopped: {data['stop_reason']}")
+        for title, row in (("best", data["best"]), ("runner-up", data["runner_up"])):
+            if row is None:
+                continue
+            values = ", ".join(f"{k}={_show(v)}" for k, v in row["values"].items())
+            o.print(Text(f"{title}: {values}  loss {row['loss']:.4f} (95% CI {row['loss_ci95'][0]:.4f}-"
+                         f"{row['loss_ci95'][1]:.4f}), {row['games']} games", style="bold" if title == "best" else ""))
+            for name, m in row["metrics"].items():
+                ci = f" (95% CI {m['ci95'][0]:.4f} to {m['ci95'][1]:.4f})" if m["ci95"] else ""
+                o.print(f"    {name}: {_num(m['value'])}{ci}")
+        if data["runner_up"] is not None and not data["distinguishable"]:
+            o.print(Text("the best is NOT distinguishable from the runner-up at 95%: their loss intervals overlap "
+                         "(more games, --max-games, would separate them if they differ)", style="yellow"))
+        elif data["runner_up"] is not None:
+            o.print(Text("the best is clearly better than every other candidate (95% intervals)", style="green"))
+        t = Table(title=f"all candidates ({len(data['candidates'])})")
+        labels = list(data["best"]["values"])
+        for h in labels + data["targets"] + ["loss", "loss 95% CI", "games", "status"]:
+            t.add_column(h)
+        for row in data["candidates"]:
+            t.add_row(*[_show(row["values"][k]) for k in labels],
+                      *[_num(row["metrics"][name]["value"]) for name in data["targets"]],
+                      f"{row['loss']:.4f}", f"{row['loss_ci95'][0]:.4f}-{row['loss_ci95'][1]:.4f}",
+                      str(row["games"]), row["status"])
+        o.print(t)
+        if data.get("variant_file"):
+            o.print(f"wrote {data['variant_file']}")
+
     def variant_diff(self, data: dict) -> None:
         o = self.out
         o.print(Text(f"{data['game']} + {', '.join(data['variants'])}", style="bold"))

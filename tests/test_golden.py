@@ -28,6 +28,7 @@ PLAYTHROUGHS = [
     ("games/ufo_abduction.yaml", 1, 1),
     ("games/alien_attack.yaml", 1, 1),
     ("games/tutorial/crazy_eights.yaml", 3, 1),
+    ("games/kuhn_poker.yaml", 2, 1),
 ]
 
 
