@@ -12,6 +12,7 @@ import typer
 
 from rulesvm import api, saves
 from rulesvm.dsl.diagnostics import DiagnosticError
+from rulesvm.interpreter.agents import AgentSpecError, make_agent, split_agent_list
 from rulesvm.interpreter.runtime import PERSON_ONLY
 
 from .paths import require_file
@@ -168,3 +169,14 @@ def undo_any(screen, mode: str) -> bool:
     if mode not in ("safe", "any"):
         usage(screen, f"--undo must be `safe` or `any`, not `{mode}`")
     return mode == "any"
+
+
+def checked_agents(screen, agents_text: str | None) -> tuple:
+    """The agents of `--agents` (default: random), each spec tried, so a mistake is a usage error (exit 2)."""
+    specs = tuple(split_agent_list(agents_text)) if agents_text else ("random",)
+    for spec in specs:
+        try:
+            make_agent(spec, 0)
+        except AgentSpecError as exc:
+            usage(screen, str(exc))
+    return specs

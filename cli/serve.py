@@ -157,7 +157,8 @@ def serve(
 ) -> None:
     """Play a game in the browser with bots and friends, open a lobby of a folder's games, or watch a logged game.
 
-    Prints one address per seat, each with its own secret token: only whoever has a seat's address can play it. The table listens on 127.0.0.1 (this machine) unless --host says otherwise.
+    Prints one address per seat, each with its own secret token: only whoever has a seat's
+    address can play it. The table listens on 127.0.0.1 (this machine) unless --host says otherwise.
     """
     screen = Screen()
     if bot_delay < 0:

@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, List, Optional
 import typer
 
 from rulesvm.dsl.diagnostics import DiagnosticError
-from rulesvm.interpreter.agents import AgentSpecError, make_agent, registered_agents, split_agent_list
+from rulesvm.interpreter.agents import AgentSpecError, registered_agents
 
-from .common import CARD_SET_OPT, GAME_ARG, SET_OPT, VARIANT_OPT, check_writable, usage
+from .common import CARD_SET_OPT, checked_agents, GAME_ARG, SET_OPT, VARIANT_OPT, check_writable, usage
 from .lazy import lazy
 from .paths import require_file
 from .render import Screen
@@ -44,12 +44,7 @@ def _sim_config(screen, game, n, players, agents_text, variant, set_, seed, card
     if max_decisions < 1:
         usage(screen, f"--max-decisions must be at least 1, not {max_decisions}")
     require_file(screen, game)
-    agents_list = tuple(split_agent_list(agents_text)) if agents_text else ("random",)
-    for spec in agents_list:
-        try:
-            make_agent(spec, 0)
-        except AgentSpecError as exc:
-            usage(screen, str(exc))
+    agents_list = checked_agents(screen, agents_text)
     return sim.SimConfig(game=game, n=n, players=players, agents=agents_list, seed=seed, variants=tuple(variant or ()),
                      card_sets=tuple(card_set or ()), set_pairs=tuple(set_ or ()), max_steps=max_steps,
                      max_decisions=max_decisions, game_timeout=game_timeout, standings=standings)

@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING, List, Optional
 import typer
 
 from rulesvm.dsl.diagnostics import DiagnosticError
-from rulesvm.interpreter.agents import AgentSpecError, make_agent, split_agent_list
+from rulesvm.interpreter.agents import AgentSpecError
 
-from .common import GAME_ARG, SET_OPT, check_writable, load, usage
+from .common import GAME_ARG, checked_agents, SET_OPT, check_writable, load, usage
 from .lazy import lazy
 from .render import Screen
 from .simulation import SIM_AGENTS, SIM_BACKEND, SIM_GAME_TIMEOUT, SIM_JOBS, SIM_SCHEDULER, _sigterm_as_interrupt
@@ -96,12 +96,7 @@ def tune(
     n_players = players or default
     if not lo <= n_players <= hi:
         usage(screen, f"{base.name} is for {lo} to {hi} players, not {n_players}")
-    agents_list = tuple(split_agent_list(agents_text)) if agents_text else ("random",)
-    for spec in agents_list:
-        try:
-            make_agent(spec, 0)
-        except AgentSpecError as exc:
-            usage(screen, str(exc))
+    agents_list = checked_agents(screen, agents_text)
     try:
         params = tuple(tn.parse_param(p, base) for p in param)
         targets = tuple(tn.parse_target(t, base, n_players) for t in target)

@@ -15,21 +15,14 @@ import re
 import pytest
 
 from .conftest import ROOT
-from .test_web_e2e import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, Server, new_page
+from . import test_web_e2e
+from .test_web_e2e import ARTIFACTS, CHROMIUM, Server, new_page
 
 pytestmark = pytest.mark.skipif(not os.path.exists(CHROMIUM),
                                 reason=f"no system Chromium at {CHROMIUM} (apt-get install chromium)")
 sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright for Python is not installed")
 expect = sync_api.expect
-
-
-@pytest.fixture(scope="module")
-def browser():
-    pw = sync_api.sync_playwright().start()
-    b = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-    yield b
-    b.close()
-    pw.stop()
+browser = test_web_e2e.browser          # the fixture: one Chromium for the module
 
 
 def host_url(server: Server) -> str:

@@ -1,7 +1,7 @@
 // rulesvm host page: the lobby (open a table: game, variants, options, seats) and the debug
 // panel of one table (bots paused / stepped / run, the log with filters, the full state,
 // replay, downloads). It talks to /api/host/TOKEN/... only; seats never reach any of it.
-import { el, renderTable, zoneDialog } from "./render.js";
+import { el, renderTable, toast, zoneDialog } from "./render.js";
 
 const token = decodeURIComponent(location.pathname.split("/").filter(Boolean).pop() || "");
 const api = `/api/host/${encodeURIComponent(token)}`;
@@ -15,14 +15,6 @@ async function call(url, body) {
   const data = await r.json();
   if (!r.ok) throw new Error(data.error || `HTTP ${r.status}`);
   return data;
-}
-
-function toast(text) {
-  const t = $("toast");
-  t.textContent = text;
-  t.hidden = false;
-  clearTimeout(t.timer);
-  t.timer = setTimeout(() => { t.hidden = true; }, 6000);
 }
 
 // ------------------------------------------------------------------ the lobby

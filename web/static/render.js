@@ -467,3 +467,12 @@ export function zoneDialog(dialog, label, view, layout) {
   dialog.showModal();
   close.focus();
 }
+
+// A message that shows for a few seconds in the page's `#toast` (the table's and the host's pages).
+export function toast(text) {
+  const t = document.getElementById("toast");
+  t.textContent = text;
+  t.hidden = false;
+  clearTimeout(t.timer);
+  t.timer = setTimeout(() => { t.hidden = true; }, 6000);
+}

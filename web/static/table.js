@@ -1,6 +1,6 @@
 // rulesvm web table: one seat's page. It shows what the server sends for this seat and
 // sends back only {type: "choose", option, serial} or {type: "undo", serial}.
-import { el, renderTable, renderLog, resultEl, seatName, zoneDialog } from "./render.js";
+import { el, renderTable, renderLog, resultEl, seatName, toast, zoneDialog } from "./render.js";
 import { optionText } from "./cardtext.js";
 import { renderSteps, stepKey } from "./steps.js";
 
@@ -48,14 +48,6 @@ function setConnection(what) {
   node.className = `conn conn-${what}`;
   node.textContent = { connecting: "connecting…", online: "connected", reconnecting: "connection lost: reconnecting…",
                        closed: "disconnected" }[what];
-}
-
-function toast(text) {
-  const t = $("toast");
-  t.textContent = text;
-  t.hidden = false;
-  clearTimeout(t.timer);
-  t.timer = setTimeout(() => { t.hidden = true; }, 6000);
 }
 
 // ------------------------------------------------------------------ messages
