@@ -80,6 +80,8 @@ def main() -> None:
     ap.add_argument("--games-from", default=os.path.join(ROOT, "games"), metavar="DIR",
                     help="read the game files from DIR (default: this checkout's games/), e.g. a copy without the keys "
                          "an older A cannot read")
+    ap.add_argument("--own-games", action="store_true",
+                    help="each side reads its own checkout's games/ (a change that also edited the game files)")
     ap.add_argument("--no-knowledge", action="store_true",
                     help="B keeps no record of what each seat knows, as a simulation of random bots and a search's "
                          "playouts do (A: a checkout from before knowledge was kept)")
@@ -91,7 +93,8 @@ def main() -> None:
         # Each side loads its games before the next side's rulesvm replaces it in sys.modules.
         for label, checkout in (("A", os.path.abspath(args.other)), ("B", ROOT)):
             api = load_api(importable_root(checkout, os.path.join(scratch, label)))
-            sides[label] = (api, {g: api.load_game(os.path.join(args.games_from, f"{g}.yaml")) for g in args.games})
+            folder = os.path.join(checkout, "games") if args.own_games else args.games_from
+            sides[label] = (api, {g: api.load_game(os.path.join(folder, f"{g}.yaml")) for g in args.games})
         print(f"A = {args.other}, B = {ROOT}; median µs per random game over {args.reps} batches of {args.batch}")
         for g in args.games:
             times: dict = {"A": [], "B": []}

@@ -102,7 +102,7 @@ class _Common:
         self.help = cb.expr(get["help"]) if get.get("help") is not None else None
         self.confirm = cb.expr(get["confirm"]) if get.get("confirm") is not None else None
         self.value_type = value_type(cb.res.types.get(get["options"], ANY))
-        self.add_steps = steps_maker(cb, get, elem_t, call.span) if get.get("steps") is not None else None
+        self.steps_of = steps_maker(cb, get, elem_t, call.span) if get.get("steps") is not None else None
 
     def is_secret(self, rt, L) -> bool:
         return bool(self.secret(rt, L)) if self.secret is not None else False
@@ -114,13 +114,15 @@ class _Common:
         if self.confirm is not None:
             extra["confirm"] = bool(self.confirm(rt, L))
         d = d._replace(**extra) if extra else d
-        return self.add_steps(d, rt, L) if self.add_steps is not None else d
+        return d._replace(steps=self.steps_of(d.options, rt, L)) if self.steps_of is not None else d
 
 
 def steps_maker(cb, get: dict, option_t, span):
-    """`steps:`: adds to a decision the label of each option's picks, one per step
-    (`Steps`); computed once while the options and their pick labels cannot change."""
+    """`steps:`: the maker of a decision's `Steps` (the label of each option's picks, one per
+    step) from its options; made once while the options, prompts and pick labels cannot change
+    (a bot's decision then costs one identity test)."""
     prompts = cb.expr(get["steps"])
+    constant = cb.consts.is_constant(get["steps"], frozenset())
     pick_t = elem_of(option_t or ANY)
     if get["step_label"] is not None:
         label_fn = cb.expr(get["step_label"])
@@ -132,26 +134,35 @@ def steps_maker(cb, get: dict, option_t, span):
         fixed = is_plain_value_type(pick_t)
     if fixed:
         label = memo_labels(label)
-    last: list = [None, None]       # the options the steps were last built for, and those steps
+    last: list = [None, None]       # the options the steps were last made for, and those steps
 
-    def add(d: Decision, rt, L) -> Decision:
+    def steps_of(options: tuple, rt, L) -> Steps:
+        if fixed and constant and last[0] is options:
+            return last[1]
         names = tuple(str(t) for t in prompts(rt, L))
-        if fixed and last[0] is d.options and last[1].prompts == names:
-            return d._replace(steps=last[1])
+        if fixed and last[0] is options and last[1].prompts == names:
+            return last[1]
         if not names:
             raise E.bad_step_option(0, 0, None, span)
         lab = label(rt, L)
         parts = []
-        for i, o in enumerate(d.options):
+        for i, o in enumerate(options):
             v = o.value
             if not isinstance(v, (tuple, list)) or len(v) != len(names):
                 raise E.bad_step_option(i, len(names), v, span)
             parts.append(tuple(str(lab(x)) for x in v))
         steps = Steps(names, tuple(parts), pick_t == CARD)
         if fixed:
-            last[:] = [d.options, steps]
-        return d._replace(steps=steps)
-    return add
+            last[:] = [options, steps]
+        return steps
+    return steps_of
+
+
+def reason_told_only(cb, expr) -> bool:
+    """May `unavailable:`'s reason be left unmade where nobody listens (no sink: a bot's game,
+    a simulation)? Only people read it (runtime.skipped), so yes, unless making it draws from
+    the generator: then a game would play differently with and without a listener."""
+    return not cb.consts.draws_random(expr)
 
 
 def make_options(cb, c: _Common):
@@ -177,6 +188,7 @@ def choose_closure(cb, call, args):
     options = make_options(cb, c)
     pass_label = cb.expr(c.get["pass"]) if c.get["pass"] is not None else None
     unavailable = cb.expr(c.get["unavailable"]) if c.get.get("unavailable") is not None else None
+    told_only = unavailable is not None and reason_told_only(cb, c.get["unavailable"])
     fail = choose_errors(call.span)
     by, prompt = c.by, c.prompt
 
@@ -187,7 +199,7 @@ def choose_closure(cb, call, args):
         opts = options(rt, L)
         if not opts and unavailable is not None:
             return Decision(player, str(prompt(rt, L)), (), "choose", c.is_secret(rt, L), value_type=c.value_type,
-                            reason=str(unavailable(rt, L)))
+                            reason="" if told_only and rt.sink is None else str(unavailable(rt, L)))
         pass_at = -1
         if pass_label is not None:
             text = pass_label(rt, L)
@@ -282,9 +294,12 @@ def _choose_lines(gen, cb, call, c: _Common, inline_labels: bool) -> str:
         secret = f"{secret} or in_simultaneous(rt)"
     vt = c.value_type
     if get.get("unavailable") is not None:
+        reason = f"str({gen.expr(get['unavailable'])})"
+        if reason_told_only(cb, get["unavailable"]):
+            reason = f"('' if rt.sink is None else {reason})"
         # Nothing to offer: nothing is asked (not even `pass`); the reason is told.
         lines.append(f"    if not _o: return {tn}({gen.name(Decision, 'D')}, (_p, {prompt}, (), 'choose', "
-                     f"{secret}, (), '', False, -1, {vt!r}, None, str({gen.expr(get['unavailable'])})))")
+                     f"{secret}, (), '', False, -1, {vt!r}, None, {reason}))")
     if get.get("pass") is not None:
         lines += [f"    _t = {gen.expr(get['pass'])}",
                   "    if _t is not None:",
@@ -295,11 +310,12 @@ def _choose_lines(gen, cb, call, c: _Common, inline_labels: bool) -> str:
     lines.append(f"    if not _o: {fail}('options')")
     help_ = f"str({gen.expr(get['help'])} or '')" if get.get("help") is not None else "''"
     confirm = f"bool({gen.expr(get['confirm'])})" if get.get("confirm") is not None else "False"
-    made = (f"{tn}({gen.name(Decision, 'D')}, (_p, {prompt}, tuple(_o), 'choose', "
-            f"{secret}, (), {help_}, {confirm}, _i, {vt!r}, None, ''))")
-    if c.add_steps is not None:
-        made = f"{gen.name(c.add_steps, 'steps')}({made}, rt, L)"
-    lines.append(f"    return {made}")
+    steps = "None"
+    if c.steps_of is not None:
+        lines.append("    _o = tuple(_o)")
+        steps = f"{gen.name(c.steps_of, 'steps')}(_o, rt, L)"
+    lines.append(f"    return {tn}({gen.name(Decision, 'D')}, (_p, {prompt}, tuple(_o), 'choose', "
+                 f"{secret}, (), {help_}, {confirm}, _i, {vt!r}, {steps}, ''))")
     return "\n".join(lines) + "\n"
 
 
