@@ -514,7 +514,10 @@ def _dask_chunks(config, chunks, scheduler, cluster_options):
     cluster = None
     try:
         if scheduler:
-            client = Client(scheduler, timeout=cluster_options.get("timeout", 10))
+            # How long to try: Dask's own setting (`distributed.comm.timeouts.connect`, 30 s
+            # unless the user's Dask configuration says otherwise), or the caller's.
+            wait = {"timeout": cluster_options["timeout"]} if "timeout" in cluster_options else {}
+            client = Client(scheduler, **wait)
         else:
             cluster = LocalCluster(n_workers=cluster_options.get("workers", 2), threads_per_worker=1,
                                    processes=cluster_options.get("processes", True), dashboard_address=None)

@@ -308,6 +308,12 @@ def _tag_error(file: str, node) -> Diagnostic:
     return Diagnostic("E003", f"unsupported YAML tag `{shown}`", _span(file, node), hint)
 
 
+# What turns a scalar node into its value (int, float, bool, null): the safe constructors
+# read only the node, so one serves every file (a loader made per scalar cost a third of
+# the time of reading a file of 200,000 values).
+_SCALARS = yaml.constructor.SafeConstructor()
+
+
 def _convert(node, path, marks: Marks, errors, budget, depth, values: ValueLimit = ValueLimit()):
     budget[0] -= 1
     if budget[0] < 0:
@@ -366,7 +372,7 @@ def _convert(node, path, marks: Marks, errors, budget, depth, values: ValueLimit
                                  _span(marks.file, node), "a number this large is a mistake"))
         return None
     try:
-        return constructor(yaml.SafeLoader(""), node)
+        return constructor(_SCALARS, node)
     except (yaml.YAMLError, ValueError, TypeError, OverflowError) as exc:
         errors.append(Diagnostic("E003", f"invalid YAML value: {exc}", _span(marks.file, node)))
         return None

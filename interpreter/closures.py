@@ -181,6 +181,11 @@ class ClosureBackend:
             return self.gen.function(e)
         return self.closure(e)
 
+    def pay(self, e):
+        """How a walk of items by e is charged: one step per item (limits.charge), or, once per
+        statement, only from FREE_WALK items on (limits.charge_long)."""
+        return charge_long if e in self.ctx.once_per_statement else charge
+
     def list_expr(self, e):
         """Compile e as a sequence: a zone becomes a snapshot tuple of its cards."""
         fn = self.expr(e)
@@ -221,7 +226,7 @@ class ClosureBackend:
         # written out is sized when they may be lists.
         sized_whole = nests(self.res.types.get(e))
         # Once per statement and short: no dearer than the statement (limits.charge_long).
-        pay = charge_long if e in self.ctx.statement_comprehensions else charge
+        pay = self.pay(e)
 
         def comp(rt, L):
             out = []
@@ -400,9 +405,8 @@ class ClosureBackend:
                 c = item(rt, L)
                 return (c is not None and rt.st.where[c] == zone(rt, L)) != negate
             return in_zone
-        seq = self.expr(e.right)
-        span = e.span
-        return lambda rt, L: (item(rt, L) in charge(rt, seq(rt, L), span)) != negate
+        seq, pay, span = self.expr(e.right), self.pay(e), e.span
+        return lambda rt, L: (item(rt, L) in pay(rt, seq(rt, L), span)) != negate
 
     def _call(self, e: A.Call):
         kind = self.res.calls[e]
@@ -444,6 +448,19 @@ class ClosureBackend:
                     raise E.zone_of_none(name, span)
                 return base + who
             return player_zone
+
+        if not per_player and len(dims) == 1:
+            (at,), (n,) = args, dims
+
+            def column_zone(rt, L):
+                # The common shape (`column(i)`): no list of values built per call.
+                i = at(rt, L)
+                if i is None:
+                    raise E.zone_of_none(name, span)
+                if not 0 <= i < n:
+                    raise E.no_such_zone(name, i, n, span)
+                return base + i
+            return column_zone
 
         def zone(rt, L):
             values = [a(rt, L) for a in args]

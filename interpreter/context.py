@@ -14,7 +14,7 @@ from rulesvm.dsl.primitives import PRIMITIVES
 from rulesvm.dsl.schema import MAX_STEPS
 
 from .limits import FREE_WALK, short
-from .purity import (ConstantAnalysis, call_weights, recursive_functions, recursive_procedures, statement_comprehensions,
+from .purity import (ConstantAnalysis, call_weights, recursive_functions, recursive_procedures, once_per_statement,
                      syntax_nodes)
 
 NOT_LITERAL = object()
@@ -35,7 +35,7 @@ class CompileContext:
         self.recursive_procedures = recursive_procedures(self.res, model.procs)
         self.call_weights = call_weights(self.res, model.funcs, self.recursive_functions, MAX_STEPS + 1)
         bodies = [p.decl.body for p in model.procs.values()] + [t.proc.decl.body for t in model.triggers]
-        self.statement_comprehensions = statement_comprehensions(bodies)
+        self.once_per_statement = once_per_statement(bodies)
         # With no `simultaneous` loop anywhere, no decision is ever inside one.
         self.has_simultaneous = any(type(x) is A.For and x.simultaneous for x in syntax_nodes(bodies))
 

@@ -11,7 +11,7 @@ same whichever one runs the rules:
   million steps, so `sum([sum(xs) for i in xs])` stops at the step limit (R002) instead of
   running for hours. Work bounded by the size of the rules is free, as a statement's own
   work is: a comprehension written in a statement (evaluated once per run of it, see
-  purity.statement_comprehensions) over fewer than `FREE_WALK` items, and lists and texts
+  purity.once_per_statement) over fewer than `FREE_WALK` items, and lists and texts
   built by `+` shorter than `FREE_WALK`. A comprehension nested in another, in a lambda
   or in a function body is always charged: there, "once" could be once per item.
 - **Size.** A value the rules build may hold at most `MAX_ITEMS` items *written out*:
@@ -67,7 +67,7 @@ def charge(rt, items, span):
 
 def charge_long(rt, items, span):
     """`items`, charged as `charge` does when they are FREE_WALK or more: a comprehension
-    written in a statement (purity.statement_comprehensions) over fewer items costs no more
+    written in a statement (purity.once_per_statement) over fewer items costs no more
     than its statement. Generated code tests the length inline and calls this only for long
     iterables (which are then never empty, so the call reads true)."""
     if items is not None and len(items) >= FREE_WALK:

@@ -159,12 +159,13 @@ def syntax_nodes(e):
             stack.extend(getattr(x, f.name) for f in fields(x) if f.name != "span")
 
 
-def statement_comprehensions(bodies) -> frozenset:
-    """The comprehensions written in statements of `bodies` and evaluated once each time their
-    statement runs: not inside another comprehension's item or condition, not in a lambda (both
-    run once per item), not in a function's body (a function may be called per item). Such a
-    comprehension over fewer than FREE_WALK items costs no more than its statement (see
-    limits.charge_long): its work is bounded by the size of the statement that wrote it."""
+def once_per_statement(bodies) -> frozenset:
+    """The comprehensions, calls and `in` tests written in statements of `bodies` and evaluated
+    once each time their statement runs: not inside a comprehension's item or condition, not in
+    a lambda (both run once per item), not in a function's body (a function may be called per
+    item). Such a walk over fewer than FREE_WALK items (a comprehension's, a built-in's, a
+    slice's, an `in` test's) costs no more than its statement (see limits.charge_long): its
+    work is bounded by the size of the statement that wrote it."""
     out = set()
     stack = [bodies]
     while stack:
@@ -174,6 +175,9 @@ def statement_comprehensions(bodies) -> frozenset:
         elif type(x) is A.Comprehension:
             out.add(x)
             stack.append(x.iterable)            # run once, before the items
+        elif type(x) is A.Call or type(x) is A.Binary:
+            out.add(x)
+            stack.extend(getattr(x, f.name) for f in fields(x) if f.name != "span")
         elif is_dataclass(x) and not isinstance(x, type) and type(x) is not A.Lambda:
             stack.extend(getattr(x, f.name) for f in fields(x) if f.name != "span")
     return frozenset(out)

@@ -343,7 +343,7 @@ class PyGen(StatementWriter):
             if self.res.types.get(e.right) == ZONE:
                 test = f"({self.name(_in_zone, 'f')}(st, {item}, {self.expr(e.right)}))"
                 return test if op == "in" else f"(not {test})"
-            return f"({item} {op} {self.name(charge, 'f')}(rt, {self.expr(e.right)}, {self.name(e.span, 'S')}))"
+            return f"({item} {op} {self.walk(e, self.expr(e.right))})"
         lt, rt_ = self.res.types.get(e.left), self.res.types.get(e.right)
         if op in ("==", "!=") and (type(e.left) is A.NoneLit or type(e.right) is A.NoneLit):
             other = e.right if type(e.left) is A.NoneLit else e.left
@@ -443,6 +443,18 @@ class PyGen(StatementWriter):
             return f"st.zones[{self.expr(e)}]"
         return self.expr(e)
 
+    def walk(self, e, items: str) -> str:
+        """Source of `items` (read once) charged one step per item for e's walk of them
+        (limits.charge); once per statement, only from FREE_WALK items on, the length tested
+        inline (limits.charge_long: a short walk costs no call)."""
+        span = self.name(e.span, "S")
+        if e not in self.ctx.once_per_statement:
+            return f"{self.name(charge, 'f')}(rt, {items}, {span})"
+        if self._in_iterable:
+            return f"{self.name(charge_long, 'f')}(rt, {items}, {span})"
+        t = self.temp("t")
+        return f"({t} if len(({t} := {items}) or ()) < {FREE_WALK} or {self.name(charge_long, 'f')}(rt, {t}, {span}) else ())"
+
     def _comprehension(self, e, frozen: bool = True) -> str:
         """A list comprehension, charged (as limits says) per item of its iterable and, when
         its items may be lists or texts, by the size of what it makes; `frozen`: as a tuple."""
@@ -451,7 +463,7 @@ class PyGen(StatementWriter):
         # An expression never moves cards, so a comprehension can walk a zone's list itself.
         items = self._iterable(e.iterable)
         # Once per statement, short: no dearer than the statement (limits.charge_long), tested inline.
-        once = e in self.ctx.statement_comprehensions
+        once = e in self.ctx.once_per_statement
         inline = once and not self._in_iterable
         if inline:
             t = self.temp("t")
@@ -519,6 +531,12 @@ class PyGen(StatementWriter):
                     err = self.name(E.zone_of_none(kind[1], e.span), "E")
                     return f"({info.base} + {p} if {p} is not None else _raise({err}))"
                 return f"{self.name(_player_zone, 'f')}({info.base}, {p}, {kind[1]!r}, {self.name(e.span, 'S')})"
+            if not info.per_player and len(info.dims) == 1:
+                return self._family_zone(e, info, self.expr(kind[2][0]))
+            if not info.per_player and len(info.dims) == 2:
+                col, row = (self.expr(a) for a in kind[2])
+                return (f"{self.name(_cell_zone, 'f')}({info.base}, {col}, {row}, {info.dims!r}, {kind[1]!r}, "
+                        f"{self.name(e.span, 'S')})")
             return self.closure_call(e)
         if kind[0] == "func":
             func = self.ctx.m.funcs[kind[1]]
@@ -545,6 +563,20 @@ class PyGen(StatementWriter):
         if kind[0] == "prim":
             return self._prim(e, kind[1], kind[2])
         return self.closure_call(e)
+
+    def _family_zone(self, e, info, idx: str) -> str:
+        """`column(i)`: the zone index, bounds checked inline (a none or an index out of range
+        goes to the helper, which words the error)."""
+        n = info.dims[0]
+        check = f"{self.name(_column_zone, 'f')}({info.base}, {{i}}, {n}, {self.res.calls[e][1]!r}, {self.name(e.span, 'S')})"
+        if re.fullmatch(r"\d+", idx) and int(idx) < n:
+            return str(info.base + int(idx))
+        if SIMPLE.match(idx) and idx != "None":
+            return f"({info.base} + {idx} if {idx}.__class__ is int and 0 <= {idx} < {n} else {check.format(i=idx)})"
+        if self._in_iterable:
+            return check.format(i=idx)
+        i = self.temp("i")
+        return f"({info.base} + {i} if ({i} := {idx}).__class__ is int and 0 <= {i} < {n} else {check.format(i=i)})"
 
     def _is_inlinable(self, func) -> bool:
         """A small function that cannot recurse and has no lambda: its body can be written
@@ -629,6 +661,22 @@ def _player_zone(base, p, name, span):
 
 
 
+
+
+def _column_zone(base, i, n, name, span):
+    if i is None:
+        raise E.zone_of_none(name, span)
+    if not 0 <= i < n:
+        raise E.no_such_zone(name, i, n, span)
+    return base + i
+
+
+def _cell_zone(base, col, row, dims, name, span):
+    if col is None or row is None:
+        raise E.zone_of_none(name, span)
+    if not (0 <= col < dims[0] and 0 <= row < dims[1]):
+        raise E.no_such_cell(name, col, row, dims, span)
+    return base + row * dims[0] + col
 
 
 def _in_zone(st, card, zone) -> bool:

@@ -38,6 +38,7 @@ def _check_two_player(result: dict) -> None:
     assert result["scores"] == {str(w): 1, str(3 - w): 0}
 
 
+@pytest.mark.slow
 def test_thousand_random_solo_games():
     game = load(AA)
     outcomes = {"win": 0, "loss": 0}

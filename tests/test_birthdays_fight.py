@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import os
 
+import pytest
+
 from rulesvm import api
 
 from .conftest import ROOT, load
@@ -14,6 +16,7 @@ from .test_cli import rulesvm
 BF = os.path.join(ROOT, "games", "birthdays_fight.yaml")
 
 
+@pytest.mark.slow
 def test_thousand_random_games_end():
     game = load(BF)
     outcomes = {}

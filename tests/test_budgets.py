@@ -55,6 +55,7 @@ def codes(diags) -> list:
 
 # ---------------------------------------------------------------------- rules files
 
+@pytest.mark.slow
 @pytest.mark.parametrize("make", [budgets.rules_of_declarations, budgets.rules_of_procedures,
                                   budgets.rules_of_one_string, budgets.rules_of_a_call_chain],
                          ids=["declarations", "procedures", "one string literal", "a chain of calls"])
@@ -84,6 +85,7 @@ def test_a_big_string_literal_costs_no_more_than_its_size():
 
 # ---------------------------------------------------------------------- YAML files
 
+@pytest.mark.slow
 def test_a_card_set_at_the_yaml_cap_with_the_most_values_runs(tmp_path):
     text = budgets.card_set()
     assert len(text.encode()) == MAX_YAML_BYTES
@@ -117,6 +119,7 @@ def test_more_than_ten_thousand_cards_are_refused_before_any_schema_check(tmp_pa
     assert codes(diags) == ["E012"] and diags[0].span.line == 12
 
 
+@pytest.mark.slow
 def test_a_plain_big_file_is_not_called_an_alias_bomb(tmp_path):
     """Values written in the file are counted while it is read (E004, at the first value past
     the limit); only aliases can expand a document past it afterwards (E003, tests/test_safety.py)."""
@@ -130,6 +133,7 @@ def test_a_plain_big_file_is_not_called_an_alias_bomb(tmp_path):
 
 # ---------------------------------------------------------------------- a game's files together
 
+@pytest.mark.slow
 def test_a_game_whose_files_together_are_at_the_game_cap_validates(tmp_path):
     game = budgets.game_total(0)(str(tmp_path))
     assert sum(os.path.getsize(tmp_path / name) for name in ("g.yaml", "g.rules", "a.yaml", "b.yaml")) \
@@ -158,6 +162,7 @@ def test_the_values_of_a_game_s_yaml_files_are_counted_together(tmp_path, monkey
     assert diags[0].span.file.endswith("set.yaml") and diags[0].span.line == 101      # the last card's last value
 
 
+@pytest.mark.slow
 def test_rules_written_in_yaml_count_towards_the_rules_cap(tmp_path):
     at_cap = budgets.formula_case(0)(str(tmp_path))
     assert not codes(api.validate_path(at_cap))
@@ -240,6 +245,7 @@ def test_many_kinds_and_many_cards_are_checked_kind_by_kind(tmp_path):
     assert diags[0].hint.startswith("kinds declared in the rules: `k0`, `k1`") and " more" in diags[0].hint
 
 
+@pytest.mark.slow
 def test_a_long_preset_hand_is_checked_in_one_pass(tmp_path):
     diags = api.validate_path(budgets.long_preset_hand(str(tmp_path)))
     assert codes(diags)[:2] == ["E072", "E075"] and len(codes(diags)) == 100_000

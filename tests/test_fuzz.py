@@ -36,7 +36,8 @@ def _check(result: dict) -> None:
         f"{result['target']} {result['edits']}: {result['failure']}\n{result.get('traceback', '')}"
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=list(HealthCheck))
+@pytest.mark.slow
+@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
 @given(game=st.sampled_from(GAMES), where=st.sampled_from(["rules", "rules", "game", "variant"]),
        pick=st.integers(0, 9), edits=st.integers(1, 3), rng=st.randoms(use_true_random=False))
 def test_mutated_launch_games_never_crash_or_hang(game, where, pick, edits, rng):
@@ -44,6 +45,7 @@ def test_mutated_launch_games_never_crash_or_hang(game, where, pick, edits, rng)
     _check(worker().run(case))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("block", range(4))
 def test_a_fixed_campaign(block):
     """The first cases of the campaign with seed 0: the same files every run."""
@@ -51,6 +53,7 @@ def test_a_fixed_campaign(block):
         _check(worker().run(plan(0, number, GAMES)))
 
 
+@pytest.mark.slow
 def test_mutated_games_play_the_same_under_both_back_ends():
     """Differential fuzzing of the code generator: the first cases of the campaign with seed
     7, each valid one played under the generated code and under the closures, with and

@@ -9,6 +9,7 @@ from rulesvm import api
 from .helpers import random_playout
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("players", [4, 3])
 def test_thousand_random_games(giant_king, players):
     winners = set()

@@ -43,6 +43,7 @@ def test_same_numbers_whatever_the_number_of_jobs():
     assert one["games"] == 60 and not one["errors"]
 
 
+@pytest.mark.slow
 def test_summary_contents():
     s = simulate(SimConfig(GK, n=80, seed=1, agents=("greedy", "random", "random", "random")))
     assert sum(seat["wins"] for seat in s["seats"]) + s["draws"] == 80
@@ -152,7 +153,9 @@ def test_cli_compare():
     (["simulate", "games/mach_struggle.yaml", "-n", "2", "--backend", "dask", "--scheduler",
       "tcp://127.0.0.1:9"], 2, "cannot reach the Dask scheduler"),
 ])
-def test_bad_simulation_input(args, code, fragment):
+def test_bad_simulation_input(args, code, fragment, monkeypatch):
+    # How long rulesvm tries to reach a scheduler is Dask's setting (docs/scaling.md).
+    monkeypatch.setenv("DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT", "1s")
     p = rulesvm(*args, "--quiet")
     assert p.returncode == code, (p.stdout, p.stderr)
     assert fragment in p.stderr

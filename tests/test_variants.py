@@ -102,6 +102,7 @@ def test_unknown_variant_name():
     assert p.returncode == 2 and "unknown variant `four_laps`" in p.stderr
 
 
+@pytest.mark.slow
 def test_cli_run_info_diff_validate_with_variants(tmp_path):
     run = rulesvm("run", GK, "--variant", "three_laps", "--seed", "1", "--json", "--quiet")
     assert run.returncode == 0 and json.loads(run.stdout)["options"]["laps"] == 3

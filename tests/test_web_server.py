@@ -294,6 +294,7 @@ def test_nested_brackets_get_an_error_and_the_server_stays_up(table):
     player.close()
 
 
+@pytest.mark.slow
 def test_half_open_requests_are_closed_within_the_request_timeout(table):
     """Connections that send nothing, half a request, or one header byte at a time are all cut
     off (uvicorn alone holds them forever): the deadline is for the whole request."""

@@ -20,7 +20,6 @@ from rulesvm.dsl.primitives import PRIMITIVES
 from rulesvm.dsl.types import ANY
 
 from ..context import NOT_LITERAL, CompileContext
-from ..limits import charge
 
 IMPLS: dict = {}          # name -> closure maker (Args) -> fn(rt, L)
 INLINE: dict = {}         # name -> (gen, call, args: dict of nodes) -> source | None
@@ -73,8 +72,8 @@ class Args:
         xs = self.seq(name)
         if type(self.nodes[name]) is A.Comprehension:
             return xs
-        span = self.node.span
-        return lambda rt, L: charge(rt, xs(rt, L), span)
+        span, pay = self.node.span, self.c.pay(self.node)
+        return lambda rt, L: pay(rt, xs(rt, L), span)
 
     def const(self, name: str):
         """The argument's value if it is a literal (or defaulted), else NOT_LITERAL."""

@@ -56,7 +56,7 @@ def _charged(g, e, items) -> str:
     comprehension written in place, charged already for the items it walked (Args.walked)."""
     if type(items) is A.Comprehension:
         return g.consumed(items)
-    return f"{g.name(charge, 'f')}(rt, {g.consumed(items)}, {g.name(e.span, 'S')})"
+    return g.walk(e, g.consumed(items))
 
 
 def _builtin_source(g, e, a):
@@ -241,13 +241,13 @@ def _end(a):
 def _slice_source(g, e, a):
     x = a["items"]
     src = f"st.zones[{g.expr(x)}]" if g.res.types.get(x) == ZONE else g.expr(x)
-    return f"{g.name(charge, 'f')}(rt, tuple({src}[{g.expr(a['start'])}:{g.expr(a['end'])}]), {g.name(e.span, 'S')})"
+    return g.walk(e, f"tuple({src}[{g.expr(a['start'])}:{g.expr(a['end'])}])")
 
 
 @implements("slice", inline=_slice_source)
 def _slice(a):
-    xs, start, end, span = a.seq("items"), a.fn("start"), a.fn("end"), a.node.span
-    return lambda rt, L: charge(rt, tuple(xs(rt, L)[start(rt, L):end(rt, L)]), span)
+    xs, start, end, span, pay = a.seq("items"), a.fn("start"), a.fn("end"), a.node.span, a.c.pay(a.node)
+    return lambda rt, L: pay(rt, tuple(xs(rt, L)[start(rt, L):end(rt, L)]), span)
 
 
 @implements("index_of")
