@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import compileall
 import glob
 import os
 import signal
@@ -16,6 +17,22 @@ collect_ignore_glob = ["scenarios/*", "corpus/*"]
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GAMES_DIR = os.path.join(ROOT, "games")
+
+
+def pytest_sessionstart(session) -> None:
+    """Byte-compile rulesvm once, before the tests start (the controller only). Hundreds of
+    tests run the command line in a fresh process; an editable install has no compiled
+    modules, and where PYTHONDONTWRITEBYTECODE is set (as on the CI machine) each of those
+    processes would compile every module it imports again: a quarter of their time."""
+    if hasattr(session.config, "workerinput"):
+        return
+    package = os.path.join(ROOT, "rulesvm")
+    compileall.compile_dir(package, maxlevels=0, quiet=2)
+    for name in sorted(os.listdir(package)):
+        part = os.path.join(package, name)
+        if os.path.isdir(part) and name != "__pycache__":
+            # The parts are links to the top-level folders, which compile_dir does not follow.
+            compileall.compile_dir(os.path.realpath(part), quiet=2)
 
 
 def pytest_collection_modifyitems(items) -> None:
