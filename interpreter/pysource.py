@@ -29,6 +29,10 @@ from .purity import syntax_nodes
 from .pystatements import StatementWriter, SIMPLE
 from .runtime import BREAK, CONTINUE, Return, list_item, zone_item
 
+# Sources that read the same value again at no cost (a fixed zone's list, a variable):
+# where Python forbids `:=` (a comprehension's iterable) they are read twice instead.
+_REREAD = re.compile(r"^(st\.zones\[\d+\]|L\[\d+\]|v\d+|_q\d+)$")
+
 # A function body larger than this (in syntax nodes) is called, not inlined.
 _INLINE_NODES = 40
 
@@ -451,6 +455,9 @@ class PyGen(StatementWriter):
         if e not in self.ctx.once_per_statement:
             return f"{self.name(charge, 'f')}(rt, {items}, {span})"
         if self._in_iterable:
+            if _REREAD.match(items):        # no `:=` here: read twice
+                long = f"{self.name(charge_long, 'f')}(rt, {items}, {span})"
+                return f"({items} if len({items} or ()) < {FREE_WALK} or {long} else ())"
             return f"{self.name(charge_long, 'f')}(rt, {items}, {span})"
         t = self.temp("t")
         return f"({t} if len(({t} := {items}) or ()) < {FREE_WALK} or {self.name(charge_long, 'f')}(rt, {t}, {span}) else ())"
@@ -464,10 +471,13 @@ class PyGen(StatementWriter):
         items = self._iterable(e.iterable)
         # Once per statement, short: no dearer than the statement (limits.charge_long), tested inline.
         once = e in self.ctx.once_per_statement
-        inline = once and not self._in_iterable
+        reread = self._in_iterable and _REREAD.match(items)      # no `:=` here: read twice
+        inline = once and (not self._in_iterable or reread)
         if inline:
-            t = self.temp("t")
-            n = f"len({t} := {items})" if self.res.types.get(e.iterable) == ZONE else f"len(({t} := {items}) or ())"
+            t = items if reread else self.temp("t")
+            n = f"len({items})" if reread else f"len({t} := {items})"
+            if self.res.types.get(e.iterable) != ZONE:
+                n = f"len(({items}) or ())" if reread else f"len(({t} := {items}) or ())"
             seq, test = t, f"{n} < {FREE_WALK} or {self.name(charge_long, 'f')}(rt, {t}, {span})"
         else:
             seq = f"{self.name(charge_long if once else charge, 'f')}(rt, {items}, {span})"
