@@ -483,3 +483,42 @@ def test_generated_code_compiles_without_python_warnings(tmp_path):
         match = api.new_game(game, 1, 0)
     assert match.result["scores"] == {"1": 1}
     assert any("(5 is None)" in s for s in game.program.sources)      # written as source, not left to the closures
+
+
+ZONE_FAMILY_RULES = """
+zone lane: indexed(4), visible(all)
+zone cell: indexed(3, 2), visible(all)
+var upto: int = 3
+var total: int = 0
+game {
+  for i in 0..upto {
+    total += count(lane(i)) + count(cell(i % 3, 1)) + sum(slice([1, 2, 3, 4], 1, 3))
+    if i in [1, 2] { total += 1 }
+  }
+  end_game(scores: [total])
+}
+"""
+
+
+@pytest.mark.parametrize("last,error", [
+    (3, None),
+    (4, "`lane(4)` does not exist: indexes are 0 to 3"),
+])
+def test_zone_families_and_short_walks_cost_and_fail_alike_in_both_back_ends(tmp_path, last, error):
+    """`lane(i)` is indexed inline by the generated code and `cell(c, r)` by one helper; a
+    short slice, `in` and `sum` written once per statement are free. The closures must agree
+    on the result, the steps charged and the error."""
+    path = write_game(tmp_path, ZONE_FAMILY_RULES.replace("var upto: int = 3", f"var upto: int = {last}"))
+    generated, closures = _programs(path)
+    assert any(".__class__ is int and 0 <= " in src for src in generated.sources)      # no closure call
+    outcomes = []
+    for program in (generated, closures):
+        if error is None:
+            match = api.Match(program, 1, 0)
+            assert match.result["scores"] == {"1": 4 * 5 + 2}
+            outcomes.append(match.rt.steps)
+        else:
+            with pytest.raises(RulesRuntimeError, match=re.escape(error)) as info:
+                api.Match(program, 1, 0)
+            outcomes.append(str(info.value))
+    assert outcomes[0] == outcomes[1]
