@@ -13,6 +13,8 @@ generator when there is one); `closure` always builds this back end's own closur
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 from rulesvm.dsl import ast as A
 from rulesvm.dsl.model import Formula
 from rulesvm.dsl.types import ANY, INT, ZONE
@@ -23,6 +25,7 @@ from .errors import MAX_CALL_DEPTH
 from .format import formatter
 from .limits import (HEAVY_CALL, bounded_join, bounded_range, charge, charge_count, charge_long, checked_int, equal,
                      grows, joined, may_double, nests, sized, zone_chain)
+from .purity import once_per_statement
 from .runtime import BREAK, CONTINUE, Return, as_rules_error, list_item, zone_item
 
 
@@ -36,7 +39,12 @@ class ClosureBackend:
         self.procs = ctx.procs
         self.gen = None                 # the source generator, when the program uses one
         self._bodies: dict = {}
+        self._bodies_once: dict = {}
         self._formula_cache: dict = {}
+        # While a function's body is compiled for a call site that runs once per statement:
+        # the nodes of that body that run once per call, so once per statement too.
+        self._also_once: frozenset = frozenset()
+        self._once_sets: dict = {}
 
     # ================================================================ statements
     def block(self, block: A.Block, rule: str, frame: tuple[int, int] | None = None):
@@ -184,7 +192,32 @@ class ClosureBackend:
     def pay(self, e):
         """How a walk of items by e is charged: one step per item (limits.charge), or, once per
         statement, only from FREE_WALK items on (limits.charge_long)."""
-        return charge_long if e in self.ctx.once_per_statement else charge
+        return charge_long if self.is_once(e) else charge
+
+    def is_once(self, e) -> bool:
+        """Does e run once each time its statement runs (purity.once_per_statement), written
+        in a statement or in the body of a light function called from one?"""
+        return e in self.ctx.once_per_statement or e in self._also_once
+
+    def once_call(self, e, func) -> bool:
+        """Is this call of `func` one whose body runs once per statement: the call does, and the
+        function cannot recurse and makes fewer than HEAVY_CALL calls in all (so what its body
+        walks for free is bounded by the size of the rules, as a statement's is)."""
+        return (self.is_once(e) and func.name not in self.ctx.recursive_functions
+                and self.ctx.call_weights.get(func.name, 1) < HEAVY_CALL and not self.consts.call_is_constant(e))
+
+    @contextmanager
+    def once_within(self, func):
+        """While `func`'s body is written for a call that runs once per statement."""
+        nodes = self._once_sets.get(func.name)
+        if nodes is None:
+            nodes = self._once_sets[func.name] = once_per_statement([func.decl.body])
+        saved = self._also_once
+        self._also_once = saved | nodes
+        try:
+            yield
+        finally:
+            self._also_once = saved
 
     def list_expr(self, e):
         """Compile e as a sequence: a zone becomes a snapshot tuple of its cards."""
@@ -413,7 +446,7 @@ class ClosureBackend:
         if kind[0] == "func":
             func = self.m.funcs[kind[1]]
             args = self.args_for(kind[2], func.params)
-            bodies = self.func_body(func)
+            bodies = self.func_body_once(func) if self.once_call(e, func) else self.func_body(func)
             name = func.name
             pad = [None] * (self.res.frame_sizes[func.decl] - len(args))
             weight = self.ctx.call_weights.get(name, 1)
@@ -515,6 +548,18 @@ class ClosureBackend:
                     raise
                 raise err from exc
         return default
+
+    def func_body_once(self, func) -> dict:
+        """The bodies of `func`s compiled for calls that run once per statement (once_call):
+        what their bodies walk once per call is charged as in a statement."""
+        bodies = self._bodies_once
+        name = func.name
+        if name not in bodies:
+            frame = (len(func.params), self.res.frame_sizes[func.decl])
+            with self.once_within(func):
+                bodies[name] = self.gen.function(func.decl.body, frame) if self.gen is not None \
+                    else self.closure(func.decl.body)
+        return bodies
 
     def func_body(self, func) -> dict:
         """The compiled bodies of `func`s by name, this one included, shared by every call. Each

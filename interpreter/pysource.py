@@ -452,7 +452,7 @@ class PyGen(StatementWriter):
         (limits.charge); once per statement, only from FREE_WALK items on, the length tested
         inline (limits.charge_long: a short walk costs no call)."""
         span = self.name(e.span, "S")
-        if e not in self.ctx.once_per_statement:
+        if not self.cl.is_once(e):
             return f"{self.name(charge, 'f')}(rt, {items}, {span})"
         if self._in_iterable:
             if _REREAD.match(items):        # no `:=` here: read twice
@@ -470,7 +470,7 @@ class PyGen(StatementWriter):
         # An expression never moves cards, so a comprehension can walk a zone's list itself.
         items = self._iterable(e.iterable)
         # Once per statement, short: no dearer than the statement (limits.charge_long), tested inline.
-        once = e in self.ctx.once_per_statement
+        once = self.cl.is_once(e)
         reread = self._in_iterable and _REREAD.match(items)      # no `:=` here: read twice
         inline = once and (not self._in_iterable or reread)
         if inline:
@@ -564,6 +564,13 @@ class PyGen(StatementWriter):
                 body = self.name(bodies[func.name], 'b') if bodies.get(func.name) is not None \
                     else f"{self.name(bodies, 'B')}[{func.name!r}]"
                 return f"({cost} or {body}(rt, {arglist}))"
+            if self.cl.once_call(e, func):
+                # Its body runs once per statement here: written inline, or its own compilation.
+                with self.cl.once_within(func):
+                    inline = self._inline(func, args)
+                if inline is not None:
+                    return inline
+                return f"{self.name(self.cl.func_body_once(func)[func.name], 'b')}(rt, {arglist})"
             inline = self._inline(func, args)
             if inline is not None:
                 return inline

@@ -199,15 +199,17 @@ def _steps_at_first_decision(tmp_path, monkeypatch, codegen, body: str) -> int:
 @pytest.mark.parametrize("codegen", ["1", "0"])
 def test_a_short_comprehension_in_a_statement_costs_only_its_statement(tmp_path, monkeypatch, codegen):
     """Once per statement and under FREE_WALK items, a comprehension is bounded by the
-    statement that wrote it; nested in another one, in a function, or over 64 items or more,
-    it is charged per item (the same in both back ends)."""
+    statement that wrote it, in the body of a light function called from the statement too;
+    nested in another one, in a function called per item, or over 64 items or more, it is
+    charged per item (the same in both back ends)."""
     def cost(line: str) -> int:
         base = _steps_at_first_decision(tmp_path, monkeypatch, codegen, "  n = 0")
         return _steps_at_first_decision(tmp_path, monkeypatch, codegen, line) - base
     assert cost("  n = count([x for x in xs])") == 0
     assert cost("  n = count([x for x in [y for y in xs]])") == 0            # in the iterable: once
     assert cost("  n = count([count([y for y in xs]) for x in xs])") == 100  # nested: 10 x 10
-    assert cost("  n = walk(xs)") == 10                                      # in a function
+    assert cost("  n = walk(xs)") == 0                                       # a function called once
+    assert cost("  n = count([walk(xs) for x in xs])") == 100               # called per item: 10 x 10
     # 64 items: the range is charged its length, the comprehension per item.
     assert cost("  xs = 1..64\n  n = count([x for x in xs])") == 64 + 64
 
