@@ -13,7 +13,7 @@ generator when there is one); `closure` always builds this back end's own closur
 
 from __future__ import annotations
 
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 
 from rulesvm.dsl import ast as A
 from rulesvm.dsl.model import Formula
@@ -26,7 +26,7 @@ from .format import formatter
 from .limits import (HEAVY_CALL, bounded_join, bounded_range, charge, charge_count, charge_long, checked_int, equal,
                      grows, joined, may_double, nests, sized, zone_chain)
 from .purity import once_per_statement
-from .runtime import BREAK, CONTINUE, Return, as_rules_error, list_item, zone_item
+from .runtime import BREAK, CONTINUE, Return, as_rules_error, family_zone, grid_zone, list_item, zone_item
 
 
 class ClosureBackend:
@@ -446,7 +446,7 @@ class ClosureBackend:
         if kind[0] == "func":
             func = self.m.funcs[kind[1]]
             args = self.args_for(kind[2], func.params)
-            bodies = self.func_body_once(func) if self.once_call(e, func) else self.func_body(func)
+            bodies = self.func_body(func, once=self.once_call(e, func))
             name = func.name
             pad = [None] * (self.res.frame_sizes[func.decl] - len(args))
             weight = self.ctx.call_weights.get(name, 1)
@@ -482,37 +482,21 @@ class ClosureBackend:
                 return base + who
             return player_zone
 
-        if not per_player and len(dims) == 1:
-            (at,), (n,) = args, dims
-
-            def column_zone(rt, L):
-                # The common shape (`column(i)`): no list of values built per call.
-                i = at(rt, L)
-                if i is None:
-                    raise E.zone_of_none(name, span)
-                if not 0 <= i < n:
-                    raise E.no_such_zone(name, i, n, span)
-                return base + i
-            return column_zone
+        if not per_player:
+            if len(dims) == 1:
+                (at,) = args
+                return lambda rt, L: family_zone(base, at(rt, L), dims[0], name, span)
+            col, row = args
+            return lambda rt, L: grid_zone(base, col(rt, L), row(rt, L), dims, name, span)
+        p, rest = args[0], args[1:]
 
         def zone(rt, L):
-            values = [a(rt, L) for a in args]
-            if any(v is None for v in values):
+            who, values = p(rt, L), [a(rt, L) for a in rest]
+            if who is None:
                 raise E.zone_of_none(name, span)
-            k = 0
-            if per_player:
-                k = values[0] * size
-                values = values[1:]
             if len(dims) == 1:
-                if not 0 <= values[0] < dims[0]:
-                    raise E.no_such_zone(name, values[0], dims[0], span)
-                k += values[0]
-            elif len(dims) == 2:
-                col, row = values
-                if not (0 <= col < dims[0] and 0 <= row < dims[1]):
-                    raise E.no_such_cell(name, col, row, dims, span)
-                k += row * dims[0] + col
-            return base + k
+                return family_zone(base + who * size, values[0], dims[0], name, span)
+            return grid_zone(base + who * size, *values, dims, name, span)
         return zone
 
     # ================================================================ definitions
@@ -549,28 +533,20 @@ class ClosureBackend:
                 raise err from exc
         return default
 
-    def func_body_once(self, func) -> dict:
-        """The bodies of `func`s compiled for calls that run once per statement (once_call):
-        what their bodies walk once per call is charged as in a statement."""
-        bodies = self._bodies_once
-        name = func.name
-        if name not in bodies:
-            frame = (len(func.params), self.res.frame_sizes[func.decl])
-            with self.once_within(func):
-                bodies[name] = self.gen.function(func.decl.body, frame) if self.gen is not None \
-                    else self.closure(func.decl.body)
-        return bodies
-
-    def func_body(self, func) -> dict:
+    def func_body(self, func, once: bool = False) -> dict:
         """The compiled bodies of `func`s by name, this one included, shared by every call. Each
         call of a function that can recurse counts as a step, so one that recurses exponentially
-        meets the step limit like a loop does (other calls do bounded work and are not counted)."""
-        bodies = self._bodies
+        meets the step limit like a loop does (other calls do bounded work and are not counted).
+        `once`: the bodies compiled for calls that run once per statement (once_call), where
+        what a body walks once per call is charged as in a statement."""
+        bodies = self._bodies_once if once else self._bodies
         name = func.name
         if name not in bodies:
             bodies[name] = None          # placeholder: a recursive call finds it at run time
             frame = (len(func.params), self.res.frame_sizes[func.decl])
-            body = self.gen.function(func.decl.body, frame) if self.gen is not None else self.closure(func.decl.body)
+            with self.once_within(func) if once else nullcontext():
+                body = self.gen.function(func.decl.body, frame) if self.gen is not None \
+                    else self.closure(func.decl.body)
             bodies[name] = body if name not in self.ctx.recursive_functions else \
                 _counted(body, func.decl.span, f"function `{name}`")
         return bodies

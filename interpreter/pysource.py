@@ -27,7 +27,7 @@ from .limits import (FREE_RANGE, FREE_WALK, HEAVY_CALL, MAX_INT, MIN_INT, bounde
 from .namespace import Unsupported
 from .purity import syntax_nodes
 from .pystatements import StatementWriter, SIMPLE
-from .runtime import BREAK, CONTINUE, Return, list_item, zone_item
+from .runtime import BREAK, CONTINUE, Return, family_zone, grid_zone, list_item, zone_item
 
 # Sources that read the same value again at no cost (a fixed zone's list, a variable):
 # where Python forbids `:=` (a comprehension's iterable) they are read twice instead.
@@ -454,13 +454,25 @@ class PyGen(StatementWriter):
         span = self.name(e.span, "S")
         if not self.cl.is_once(e):
             return f"{self.name(charge, 'f')}(rt, {items}, {span})"
-        if self._in_iterable:
-            if _REREAD.match(items):        # no `:=` here: read twice
-                long = f"{self.name(charge_long, 'f')}(rt, {items}, {span})"
-                return f"({items} if len({items} or ()) < {FREE_WALK} or {long} else ())"
+        short = self._short_walk(items, span)
+        if short is None:
             return f"{self.name(charge_long, 'f')}(rt, {items}, {span})"
-        t = self.temp("t")
-        return f"({t} if len(({t} := {items}) or ()) < {FREE_WALK} or {self.name(charge_long, 'f')}(rt, {t}, {span}) else ())"
+        seq, test = short
+        return f"({seq} if {test} else ())"
+
+    def _short_walk(self, items: str, span: str, zone: bool = False):
+        """(the items' source, a test) for a walk once per statement: the test reads the length
+        and charges a long walk (limits.charge_long; it is never false). None where the items
+        can be neither bound with `:=` (a comprehension's iterable) nor read twice."""
+        if not self._in_iterable:
+            t = self.temp("t")
+            n = f"len({t} := {items})" if zone else f"len(({t} := {items}) or ())"
+        elif _REREAD.match(items):
+            t = items
+            n = f"len({items})" if zone else f"len({items} or ())"
+        else:
+            return None
+        return t, f"{n} < {FREE_WALK} or {self.name(charge_long, 'f')}(rt, {t}, {span})"
 
     def _comprehension(self, e, frozen: bool = True) -> str:
         """A list comprehension, charged (as limits says) per item of its iterable and, when
@@ -471,14 +483,10 @@ class PyGen(StatementWriter):
         items = self._iterable(e.iterable)
         # Once per statement, short: no dearer than the statement (limits.charge_long), tested inline.
         once = self.cl.is_once(e)
-        reread = self._in_iterable and _REREAD.match(items)      # no `:=` here: read twice
-        inline = once and (not self._in_iterable or reread)
+        short = self._short_walk(items, span, self.res.types.get(e.iterable) == ZONE) if once else None
+        inline = short is not None
         if inline:
-            t = items if reread else self.temp("t")
-            n = f"len({items})" if reread else f"len({t} := {items})"
-            if self.res.types.get(e.iterable) != ZONE:
-                n = f"len(({items}) or ())" if reread else f"len(({t} := {items}) or ())"
-            seq, test = t, f"{n} < {FREE_WALK} or {self.name(charge_long, 'f')}(rt, {t}, {span})"
+            seq, test = short
         else:
             seq = f"{self.name(charge_long if once else charge, 'f')}(rt, {items}, {span})"
         with self._player_var(e.iterable, slot, (e.elem, e.cond)):
@@ -545,7 +553,7 @@ class PyGen(StatementWriter):
                 return self._family_zone(e, info, self.expr(kind[2][0]))
             if not info.per_player and len(info.dims) == 2:
                 col, row = (self.expr(a) for a in kind[2])
-                return (f"{self.name(_cell_zone, 'f')}({info.base}, {col}, {row}, {info.dims!r}, {kind[1]!r}, "
+                return (f"{self.name(grid_zone, 'f')}({info.base}, {col}, {row}, {info.dims!r}, {kind[1]!r}, "
                         f"{self.name(e.span, 'S')})")
             return self.closure_call(e)
         if kind[0] == "func":
@@ -570,7 +578,7 @@ class PyGen(StatementWriter):
                     inline = self._inline(func, args)
                 if inline is not None:
                     return inline
-                return f"{self.name(self.cl.func_body_once(func)[func.name], 'b')}(rt, {arglist})"
+                return f"{self.name(self.cl.func_body(func, once=True)[func.name], 'b')}(rt, {arglist})"
             inline = self._inline(func, args)
             if inline is not None:
                 return inline
@@ -585,7 +593,7 @@ class PyGen(StatementWriter):
         """`column(i)`: the zone index, bounds checked inline (a none or an index out of range
         goes to the helper, which words the error)."""
         n = info.dims[0]
-        check = f"{self.name(_column_zone, 'f')}({info.base}, {{i}}, {n}, {self.res.calls[e][1]!r}, {self.name(e.span, 'S')})"
+        check = f"{self.name(family_zone, 'f')}({info.base}, {{i}}, {n}, {self.res.calls[e][1]!r}, {self.name(e.span, 'S')})"
         if re.fullmatch(r"\d+", idx) and int(idx) < n:
             return str(info.base + int(idx))
         if SIMPLE.match(idx) and idx != "None":
@@ -678,22 +686,6 @@ def _player_zone(base, p, name, span):
 
 
 
-
-
-def _column_zone(base, i, n, name, span):
-    if i is None:
-        raise E.zone_of_none(name, span)
-    if not 0 <= i < n:
-        raise E.no_such_zone(name, i, n, span)
-    return base + i
-
-
-def _cell_zone(base, col, row, dims, name, span):
-    if col is None or row is None:
-        raise E.zone_of_none(name, span)
-    if not (0 <= col < dims[0] and 0 <= row < dims[1]):
-        raise E.no_such_cell(name, col, row, dims, span)
-    return base + row * dims[0] + col
 
 
 def _in_zone(st, card, zone) -> bool:

@@ -413,6 +413,24 @@ def direct_entry(name: str, span, rule: str, body, nslots: int):
     return direct
 
 
+def family_zone(base: int, i, n: int, name: str, span) -> int:
+    """The zone index of `name(i)` in a family of n zones starting at `base`, bounds checked."""
+    if i is None:
+        raise E.zone_of_none(name, span)
+    if not 0 <= i < n:
+        raise E.no_such_zone(name, i, n, span)
+    return base + i
+
+
+def grid_zone(base: int, col, row, dims: tuple, name: str, span) -> int:
+    """The zone index of `name(col, row)` in a grid starting at `base`, bounds checked."""
+    if col is None or row is None:
+        raise E.zone_of_none(name, span)
+    if not (0 <= col < dims[0] and 0 <= row < dims[1]):
+        raise E.no_such_cell(name, col, row, dims, span)
+    return base + row * dims[0] + col
+
+
 def zone_item(cards: list, i: int, span):
     """Card `i` of a zone's list (negative: from the end), or R009."""
     if not -len(cards) <= i < len(cards):
