@@ -91,7 +91,8 @@ SIM_JOBS = typer.Option(None, "--jobs", "-j", min=1, help="Worker processes (def
 SIM_BACKEND = typer.Option("local", "--backend", help="`local` processes, or `dask` (the dask extra: "
                            "pip install 'rulesvm\\[dask]', or pip install -e '.\\[dask]' in a checkout).")
 SIM_SCHEDULER = typer.Option(None, "--scheduler", help="With --backend dask: the address of a running scheduler "
-                             "(tcp://host:8786); without it a temporary local cluster is started.", metavar="ADDRESS")
+                             "(tcp://host:8786), tried for as long as Dask's connect timeout says (30 s by default; "
+                             "docs/scaling.md); without it a temporary local cluster is started.", metavar="ADDRESS")
 
 
 def simulate(
