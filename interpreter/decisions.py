@@ -267,9 +267,12 @@ def _choose_lines(gen, cb, call, c: _Common, inline_labels: bool) -> str:
     get = c.get
     opts = f"{gen.name(make_options(cb, c), 'm')}(rt, L)"
     node, label = get["options"], get["label"]
+    items = []
     if inline_labels and (label is None or isinstance(label, A.Lambda)):
         option = f"{tn}({gen.name(Option, 'O')}, "
-        seq = gen.iterable(node)
+        # Bound before the comprehension, where the options' own source may use `:=`.
+        items = [f"    _s = {gen.iterable(node, hoisted=True)}"]
+        seq = "_s"
         if label is None:
             fmt = gen.name(formatter(_elem_type(cb, node) or ANY, cb.ctx.prog_ref), "fmt")
             each = f"{option}(str({fmt}(_v, rt)), _v)) for _v in {seq}"
@@ -283,6 +286,7 @@ def _choose_lines(gen, cb, call, c: _Common, inline_labels: bool) -> str:
     fail = gen.name(choose_errors(call.span), "err")
     lines = [f"    _p = {gen.expr(get['by'])}",
              f"    if _p is None: {fail}('by')",
+             *items,
              f"    _o = {opts}",
              "    _i = -1"]
     if opts.startswith("["):

@@ -430,13 +430,14 @@ class PyGen(StatementWriter):
             memo[detail] = self.cl.face_reader(detail)
         return memo[detail]
 
-    def _iterable(self, node) -> str:
-        """A comprehension's iterable (a zone: its list of cards), where `:=` is not allowed."""
-        self._in_iterable += 1
+    def _iterable(self, node, hoisted: bool = False) -> str:
+        """A comprehension's iterable (a zone: its list of cards), where `:=` is not allowed;
+        `hoisted`: bound to a name before the comprehension runs, where `:=` is allowed."""
+        self._in_iterable += not hoisted
         try:
             return f"st.zones[{self.expr(node)}]" if self.res.types.get(node) == ZONE else self.expr(node)
         finally:
-            self._in_iterable -= 1
+            self._in_iterable -= not hoisted
 
     def consumed(self, e) -> str:
         """e as a sequence read once, at once, and dropped (by count, sum, max...): a
@@ -479,10 +480,12 @@ class PyGen(StatementWriter):
         its items may be lists or texts, by the size of what it makes; `frozen`: as a tuple."""
         slot = self.res.slots[e]
         span = self.name(e.span, "S")
-        # An expression never moves cards, so a comprehension can walk a zone's list itself.
-        items = self._iterable(e.iterable)
         # Once per statement, short: no dearer than the statement (limits.charge_long), tested inline.
         once = self.cl.is_once(e)
+        # An expression never moves cards, so a comprehension can walk a zone's list itself.
+        # Once per statement (outside an iterable) the items are bound to a name first (see
+        # _short_walk), so what they are made of may use `:=` as well.
+        items = self._iterable(e.iterable, hoisted=once and not self._in_iterable)
         short = self._short_walk(items, span, self.res.types.get(e.iterable) == ZONE) if once else None
         inline = short is not None
         if inline:
