@@ -25,7 +25,7 @@ from .errors import MAX_CALL_DEPTH
 from .format import formatter
 from .limits import (HEAVY_CALL, bounded_join, bounded_range, charge, charge_count, charge_long, checked_int, equal,
                      grows, joined, may_double, nests, sized, zone_chain)
-from .purity import once_per_statement
+from .purity import paid_walks
 from .runtime import BREAK, CONTINUE, Return, as_rules_error, family_zone, grid_zone, list_item, zone_item
 
 
@@ -134,7 +134,7 @@ class ClosureBackend:
         if op != "=":
             # `+=` and `-=` count in 64 bits, as `+` and `-` do (unless adding a literal).
             amount, sign = value, (1 if op == "+=" else -1)
-            check = checked_int if may_double(op, s.target, s.value) else (lambda v, span: v)
+            check = checked_int if may_double(op, s.target, s.value, self.res) else (lambda v, span: v)
 
             def step(rt, L, old):
                 return check(old + sign * amount(rt, L), at)
@@ -195,23 +195,24 @@ class ClosureBackend:
         return charge_long if self.is_once(e) else charge
 
     def is_once(self, e) -> bool:
-        """Does e run once each time its statement runs (purity.once_per_statement), written
-        in a statement or in the body of a light function called from one?"""
-        return e in self.ctx.once_per_statement or e in self._also_once
+        """Is every run of e paid a step before it (purity.paid_walks): written in a statement,
+        in the item of a comprehension charged per item, or in the body of a light function
+        called from one of those?"""
+        return e in self.ctx.paid_walks or e in self._also_once
 
     def once_call(self, e, func) -> bool:
-        """Is this call of `func` one whose body runs once per statement: the call does, and the
-        function cannot recurse and makes fewer than HEAVY_CALL calls in all (so what its body
-        walks for free is bounded by the size of the rules, as a statement's is)."""
+        """Is this call of `func` one whose body is a paid place: the call is paid for (is_once),
+        and the function cannot recurse and makes fewer than HEAVY_CALL calls in all (so what its
+        body walks for free is bounded by the size of the rules, as a statement's is)."""
         return (self.is_once(e) and func.name not in self.ctx.recursive_functions
                 and self.ctx.call_weights.get(func.name, 1) < HEAVY_CALL and not self.consts.call_is_constant(e))
 
     @contextmanager
     def once_within(self, func):
-        """While `func`'s body is written for a call that runs once per statement."""
+        """While `func`'s body is written for a call in a paid place (once_call)."""
         nodes = self._once_sets.get(func.name)
         if nodes is None:
-            nodes = self._once_sets[func.name] = once_per_statement([func.decl.body])
+            nodes = self._once_sets[func.name] = paid_walks([func.decl.body], self.ctx.flat)
         saved = self._also_once
         self._also_once = saved | nodes
         try:
@@ -424,7 +425,7 @@ class ClosureBackend:
                 return lambda rt, L: equal(rt, a(rt, L), b(rt, L), span)
             return lambda rt, L: not equal(rt, a(rt, L), b(rt, L), span)
         f = _OPERATORS[op]
-        if op in ("+", "-", "*") and may_double(op, e.left, e.right):
+        if op in ("+", "-", "*") and may_double(op, e.left, e.right, self.res):
             return lambda rt, L: checked_int(f(a(rt, L), b(rt, L)), span)
         return lambda rt, L: f(a(rt, L), b(rt, L))
 

@@ -14,7 +14,7 @@ from rulesvm.dsl.primitives import PRIMITIVES
 from rulesvm.dsl.schema import MAX_STEPS
 
 from .limits import FREE_WALK, short
-from .purity import (ConstantAnalysis, call_weights, recursive_functions, recursive_procedures, once_per_statement,
+from .purity import (ConstantAnalysis, Flatness, call_weights, recursive_functions, recursive_procedures, paid_walks,
                      syntax_nodes)
 
 NOT_LITERAL = object()
@@ -35,9 +35,14 @@ class CompileContext:
         self.recursive_procedures = recursive_procedures(self.res, model.procs)
         self.call_weights = call_weights(self.res, model.funcs, self.recursive_functions, MAX_STEPS + 1)
         bodies = [p.decl.body for p in model.procs.values()] + [t.proc.decl.body for t in model.triggers]
-        self.once_per_statement = once_per_statement(bodies)
+        # A function may be called per item: its body is not paid for, but the items of the
+        # comprehensions written in it are.
+        self.flat = Flatness(self.res, model.funcs, self.recursive_functions)
+        self.paid_walks = paid_walks(bodies, self.flat, [f.decl.body for f in model.funcs.values()])
         # With no `simultaneous` loop anywhere, no decision is ever inside one.
         self.has_simultaneous = any(type(x) is A.For and x.simultaneous for x in syntax_nodes(bodies))
+        # With fewer cards than FREE_WALK in all, no zone ever holds a long walk.
+        self.zones_short = len(tables.card_ids) < FREE_WALK
 
     def short(self, node) -> bool:
         """Does node always read short (limits.short), counting a printed card field whose

@@ -10,10 +10,12 @@ same whichever one runs the rules:
   rules per item (or character) produced. A statement that walks a million items costs a
   million steps, so `sum([sum(xs) for i in xs])` stops at the step limit (R002) instead of
   running for hours. Work bounded by the size of the rules is free, as a statement's own
-  work is: a comprehension written in a statement (evaluated once per run of it, see
-  purity.once_per_statement) over fewer than `FREE_WALK` items, and lists and texts
-  built by `+` shorter than `FREE_WALK`. A comprehension nested in another, in a lambda
-  or in a function body is always charged: there, "once" could be once per item.
+  work is: a walk over fewer than `FREE_WALK` items written in a place whose every run is
+  paid a step (a statement, the item of a comprehension charged per item, the body of a light
+  function called from there: see purity.paid_walks), and lists and texts built by
+  `+` shorter than `FREE_WALK`. A comprehension there whose items walk or call something is
+  charged per item, so that its items are paid; in a lambda or a function called per item a
+  walk is always charged.
 - **Size.** A value the rules build may hold at most `MAX_ITEMS` items *written out*:
   shared structure counts as many times as it is shared (`xs = [xs, xs]` doubles), so
   anything the game holds can be logged, saved, observed and sent to a browser in bounded
@@ -22,8 +24,8 @@ same whichever one runs the rules:
   at `MAX_WRITTEN` (one long text shared by a million items).
 - **Integers** are 64-bit signed, as in most engines: a result of `*`, `sum`, or of `+`,
   `-`, `+=`, `-=` between two computed numbers, outside [-2**63, 2**63 - 1] is R016, where
-  Python would go on with ever larger numbers (`x = x * x` in a loop). Adding a literal
-  (`n += 1`) is not checked: it cannot double a number (see may_double).
+  Python would go on with ever larger numbers (`x = x * x` in a loop). Adding a literal or a
+  count (`n += 1`) is not checked: it cannot double a number (see may_double).
 - **Calls** nest at most `MAX_CALL_DEPTH` deep (R004); a call of a `func` that may make
   `HEAVY_CALL` calls or more in all is charged that many steps before it runs.
 
@@ -67,7 +69,7 @@ def charge(rt, items, span):
 
 def charge_long(rt, items, span):
     """`items`, charged as `charge` does when they are FREE_WALK or more: a comprehension
-    written in a statement (purity.once_per_statement) over fewer items costs no more
+    written in a paid place (purity.paid_walks) over fewer items costs no more
     than its statement. Generated code tests the length inline and calls this only for long
     iterables (which are then never empty, so the call reads true)."""
     if items is not None and len(items) >= FREE_WALK:
@@ -200,12 +202,21 @@ def bounded_pieces(pieces, sep: str = ", ") -> str:
     return sep.join(out)
 
 
-def may_double(op: str, left, right) -> bool:
+def may_double(op: str, left, right, res) -> bool:
     """Is `left op right` (or `left op= right`) checked to stay within 64 bits? A product
-    always is; a sum or difference only when neither side is a number literal: adding a
-    fixed amount grows a number by that much per step, never doubling it, so `n += 1` in a
+    always is; a sum or difference only when neither side is bounded by the rules (a number
+    literal, or a `count`, which is at most MAX_ITEMS): adding a bounded amount grows a number
+    by at most that much per step, never doubling it, so `n += 1` or `pool + count(hand)` in a
     loop stays far from 2**63 however long the step limit lets it run."""
-    return op in ("*", "*=") or (type(left) is not A.IntLit and type(right) is not A.IntLit)
+    return op in ("*", "*=") or not (_bounded(left, res) or _bounded(right, res))
+
+
+def _bounded(node, res) -> bool:
+    """Is node's value bounded by the rules whatever the state: a number literal or a count?"""
+    t = type(node)
+    if t is A.Unary:
+        return _bounded(node.operand, res)
+    return t is A.IntLit or (t is A.Call and res.calls.get(node, ())[:2] == ("prim", "count"))
 
 
 def zone_chain(e, types) -> list | None:

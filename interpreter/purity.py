@@ -20,7 +20,9 @@ from dataclasses import fields, is_dataclass
 
 from rulesvm.dsl import ast as A
 from rulesvm.dsl.primitives import PURE_PRIMITIVES, RANDOM_PRIMITIVES
-from rulesvm.dsl.types import Type
+from rulesvm.dsl.types import ZONE, Type
+
+from .limits import grows
 
 # A primitive is constant when its result depends only on its arguments (not on the state,
 # the player count or the generator): the registry's `pure` flag (PURE_PRIMITIVES).
@@ -159,28 +161,79 @@ def syntax_nodes(e):
             stack.extend(getattr(x, f.name) for f in fields(x) if f.name != "span")
 
 
-def once_per_statement(bodies) -> frozenset:
-    """The comprehensions, calls and `in` tests written in statements of `bodies` and evaluated
-    once each time their statement runs: not inside a comprehension's item or condition, not in
-    a lambda (both run once per item), not in a function's body (a function may be called per
-    item). Such a walk over fewer than FREE_WALK items (a comprehension's, a built-in's, a
-    slice's, an `in` test's) costs no more than its statement (see limits.charge_long): its
-    work is bounded by the size of the statement that wrote it."""
+def paid_walks(bodies, flat, unpaid=()) -> frozenset:
+    """The walks (comprehensions, calls, `in` tests) whose every run is paid for by a step
+    charged before it: a walk over fewer than FREE_WALK items (a comprehension's, a
+    built-in's, a slice's, an `in` test's) written there costs no more than that step (see
+    limits.charge_long), so its work is bounded by the size of the rules that wrote it.
+
+    A walk is so when it is written in a *paid context*:
+    - a statement of `bodies` (each run of a statement or loop round costs a step);
+    - the item or condition of a comprehension that is charged one step per item (each item
+      costs a step);
+    - the body of a light function called from a paid context (closures.once_call).
+    A comprehension in a paid context is free when short only when its items are *flat*
+    (`flat`: a Flatness; they walk nothing and call nothing): otherwise it is charged per item, so that what its
+    items walk is paid. Lambdas and the bodies in `unpaid` (functions that may be called per
+    item) are not paid contexts, but a comprehension written in them is charged per item, so
+    its items are."""
     out = set()
-    stack = [bodies]
+    stack = [(bodies, True)] + [(body, False) for body in unpaid]
     while stack:
-        x = stack.pop()
+        x, paid = stack.pop()
         if isinstance(x, (list, tuple)):
-            stack.extend(x)
+            stack.extend((y, paid) for y in x)
         elif type(x) is A.Comprehension:
-            out.add(x)
-            stack.append(x.iterable)            # run once, before the items
+            if paid and flat(x.elem) and flat(x.cond):
+                out.add(x)                      # free when short: its items walk nothing
+            else:
+                stack.append(((x.elem, x.cond), True))
+            stack.append((x.iterable, paid))    # run once, before the items
+        elif type(x) is A.Lambda:
+            stack.append((x.body, False))       # run per item by the built-in that takes it
         elif type(x) is A.Call or type(x) is A.Binary:
-            out.add(x)
-            stack.extend(getattr(x, f.name) for f in fields(x) if f.name != "span")
-        elif is_dataclass(x) and not isinstance(x, type) and type(x) is not A.Lambda:
-            stack.extend(getattr(x, f.name) for f in fields(x) if f.name != "span")
+            if paid:
+                out.add(x)
+            stack.extend((getattr(x, f.name), paid) for f in fields(x) if f.name != "span")
+        elif is_dataclass(x) and not isinstance(x, type):
+            stack.extend((getattr(x, f.name), paid) for f in fields(x) if f.name != "span")
     return frozenset(out)
+
+
+class Flatness:
+    """Does an expression walk nothing (no comprehension, lambda or `in` test) and call
+    nothing that may (a zone by name; a primitive given no list, text or zone; a function that
+    cannot recurse and whose body is flat)?"""
+
+    def __init__(self, res, funcs, recursive):
+        self.res, self.funcs, self.recursive = res, funcs, recursive
+        self.memo: dict = {}
+
+    def __call__(self, e) -> bool:
+        for x in syntax_nodes(e):
+            t = type(x)
+            if t is A.Comprehension or t is A.Lambda or (t is A.Binary and x.op in ("in", "not in")):
+                return False
+            if t is A.Call and not self._call(x):
+                return False
+        return True
+
+    def _call(self, e) -> bool:
+        kind = self.res.calls.get(e)
+        if kind is None or kind[0] == "proc":
+            return False
+        if kind[0] == "func":
+            name = kind[1]
+            if name in self.recursive or name not in self.funcs:
+                return False
+            if name not in self.memo:
+                self.memo[name] = False          # (cannot recurse: a guard only)
+                self.memo[name] = self(self.funcs[name].decl.body)
+            return self.memo[name]
+        if kind[0] == "prim":
+            types = self.res.types
+            return not any(grows(types.get(a)) or types.get(a) == ZONE for a in (*e.args, *(k.value for k in e.kwargs)))
+        return True                              # a zone named by its owner
 
 
 def called(res, e, kind: str) -> set[str]:

@@ -378,8 +378,8 @@ class PyGen(StatementWriter):
             if t is not None and t.name in ("text", "list") and not nests(t):
                 return self._joined(f"{a} + {b}", e.span)
             return f"{self.name(bounded_join, 'f')}(rt, {a}, {b}, {self.name(e.span, 'S')}, {nests(t)})"
-        if op in ("+", "-", "*") and may_double(op, e.left, e.right):
-            return self._int_result(f"{a} {op} {b}", e.span)
+        if op in ("+", "-", "*") and may_double(op, e.left, e.right, self.res):
+            return self.int_result(f"{a} {op} {b}", e.span)
         return f"({a} {op} {b})"
 
     def _joined(self, src: str, span) -> str:
@@ -389,7 +389,7 @@ class PyGen(StatementWriter):
         j = self.temp("j")
         return f"({j} if len({j} := {src}) < {FREE_WALK} else {self.name(joined, 'f')}(rt, {j}, {self.name(span, 'S')}))"
 
-    def _int_result(self, src: str, span) -> str:
+    def int_result(self, src: str, span) -> str:
         """An integer computed by `src`, refused past 64 bits (as limits.checked_int)."""
         if self._in_iterable:
             return f"{self.name(checked_int, 'f')}({src}, {self.name(span, 'S')})"
@@ -448,18 +448,25 @@ class PyGen(StatementWriter):
             return f"st.zones[{self.expr(e)}]"
         return self.expr(e)
 
-    def walk(self, e, items: str) -> str:
+    def walk(self, e, items: str, short: bool = False) -> str:
         """Source of `items` (read once) charged one step per item for e's walk of them
         (limits.charge); once per statement, only from FREE_WALK items on, the length tested
-        inline (limits.charge_long: a short walk costs no call)."""
+        inline (limits.charge_long: a short walk costs no call), or not at all when they are
+        `short` (fewer than FREE_WALK whatever the state, see short_zone)."""
         span = self.name(e.span, "S")
         if not self.cl.is_once(e):
             return f"{self.name(charge, 'f')}(rt, {items}, {span})"
+        if short:
+            return items
         short = self._short_walk(items, span)
         if short is None:
             return f"{self.name(charge_long, 'f')}(rt, {items}, {span})"
         seq, test = short
         return f"({seq} if {test} else ())"
+
+    def short_zone(self, node) -> bool:
+        """Is node a zone of a game with fewer than FREE_WALK cards (its walks always short)?"""
+        return self.ctx.zones_short and self.res.types.get(node) == ZONE
 
     def _short_walk(self, items: str, span: str, zone: bool = False):
         """(the items' source, a test) for a walk once per statement: the test reads the length
@@ -485,13 +492,16 @@ class PyGen(StatementWriter):
         # An expression never moves cards, so a comprehension can walk a zone's list itself.
         # Once per statement (outside an iterable) the items are bound to a name first (see
         # _short_walk), so what they are made of may use `:=` as well.
-        items = self._iterable(e.iterable, hoisted=once and not self._in_iterable)
-        short = self._short_walk(items, span, self.res.types.get(e.iterable) == ZONE) if once else None
-        inline = short is not None
-        if inline:
+        free = once and self.short_zone(e.iterable)
+        items = self._iterable(e.iterable, hoisted=once and not free and not self._in_iterable)
+        short = None
+        if free:
+            seq = items                       # never FREE_WALK cards: nothing to charge
+        elif once and (short := self._short_walk(items, span, self.res.types.get(e.iterable) == ZONE)) is not None:
             seq, test = short
         else:
             seq = f"{self.name(charge_long if once else charge, 'f')}(rt, {items}, {span})"
+        inline = short is not None
         with self._player_var(e.iterable, slot, (e.elem, e.cond)):
             elem = self.expr(e.elem)
             var = self._bound_var(slot)

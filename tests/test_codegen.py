@@ -439,6 +439,22 @@ game {
 """
 
 
+def test_a_short_walk_is_tested_inline_only_where_a_zone_may_hold_64_cards(tmp_path):
+    """Once per statement, a comprehension over a zone is free when short. With 64 cards or
+    more its length is tested inline (a long one charged, limits.charge_long); with fewer, no
+    zone can ever hold a long walk and nothing is tested."""
+    for n, tested in ((63, False), (64, True)):
+        cards = "\n".join(f"- {{id: c{k}, kind: token, number: {k}, power: bump}}" for k in range(1, n + 1))
+        folder = tmp_path / str(n)
+        folder.mkdir()
+        path = write_game(folder, OWN_FRAME_RULES, players="{min: 2, max: 3, default: 2}", cards=cards)
+        generated = _programs(path)[0]
+        deal = next(s for s in generated.sources if "procedure `deal`" in s and "def _b" in s)
+        inline = re.search(r"for _q\d+ in _t\d+ if .* if len\(_t\d+ := st.zones\[\(1 \+ v0\)\]\) < 64 or", deal)
+        plain = re.search(r"for _q\d+ in st.zones\[\(1 \+ v0\)\] if", deal)
+        assert (inline is not None, plain is not None) == (tested, not tested)
+
+
 def test_bodies_with_their_own_frame_keep_variables_in_python_locals(tmp_path):
     """A function's or never-pausing procedure's variables are Python locals (`v<slot>`),
     a small function's comprehension written inline binds a fresh name,
@@ -453,8 +469,9 @@ def test_bodies_with_their_own_frame_keep_variables_in_python_locals(tmp_path):
     assert "for v0 in rt.players:" in deal and "(1 + v0)" in deal and "is not None else _raise" not in deal
     assert "st.pvars[0][v4] += 1" in deal and "(rt, [v0, v1, v2, v3, v4, v5])" in deal
     # best(p), a function with a comprehension, is written inline: its variable a fresh name;
-    # called from a statement, its comprehension is free when short, tested inline.
-    assert re.search(r"for _q\d+ in _t\d+ if .* if len\(_t\d+ := st.zones\[\(1 \+ v0\)\]\) < 64 or", deal)
+    # called from a statement, its comprehension is free when short: in a game of fewer than
+    # 64 cards a zone always is, so nothing is tested (see the next test for more cards).
+    assert re.search(r"for _q\d+ in st.zones\[\(1 \+ v0\)\] if", deal)
     assert re.search(r"for v1 in _f\d+\(rt, st.zones\[\(1 \+ v0 if v0 is not None", source)   # best(p): p may be none
     blank = next(s for s in generated.sources if "procedure `blank`" in s and "def _b" in s)
     assert blank.count("is None: raise") == 2          # the variables it assigns are tested for none

@@ -122,6 +122,8 @@ def test_integers_at_the_edge_of_64_bits_still_count(tmp_path, monkeypatch, code
         _run(tmp_path, over)
     assert info.value.code == "R016" and (info.value.span.line, info.value.span.col) == (5, 7)
     assert "above 2**63 - 1" in info.value.message
+    # Adding a bounded amount (a literal, a count) cannot double a number: it is not checked.
+    assert _run(tmp_path, top.replace("  end_game", "  y = x + count([1, 2])\n  end_game")).rt.st.gvars[1] == MAX_INT + 2
 
 
 @pytest.mark.parametrize("codegen", ["1", "0"])
@@ -198,18 +200,24 @@ def _steps_at_first_decision(tmp_path, monkeypatch, codegen, body: str) -> int:
 
 @pytest.mark.parametrize("codegen", ["1", "0"])
 def test_a_short_comprehension_in_a_statement_costs_only_its_statement(tmp_path, monkeypatch, codegen):
-    """Once per statement and under FREE_WALK items, a comprehension is bounded by the
-    statement that wrote it, in the body of a light function called from the statement too;
-    nested in another one, in a function called per item, or over 64 items or more, it is
-    charged per item (the same in both back ends)."""
+    """A walk under FREE_WALK items is paid for by the step before it: that of its statement,
+    or of the item of a comprehension charged per item (purity.paid_walks), in the
+    body of a light function called from there too. A comprehension whose items walk or call
+    something is charged per item, so that they are paid; one over 64 items or more always
+    is (the same in both back ends)."""
     def cost(line: str) -> int:
         base = _steps_at_first_decision(tmp_path, monkeypatch, codegen, "  n = 0")
         return _steps_at_first_decision(tmp_path, monkeypatch, codegen, line) - base
     assert cost("  n = count([x for x in xs])") == 0
     assert cost("  n = count([x for x in [y for y in xs]])") == 0            # in the iterable: once
-    assert cost("  n = count([count([y for y in xs]) for x in xs])") == 100  # nested: 10 x 10
+    assert cost("  n = count([x + 1 for x in xs if x > 2])") == 0            # flat items: free
+    # The outer one pays 10 (its items walk), each item's short walk of 10 is paid by it.
+    assert cost("  n = count([count([y for y in xs]) for x in xs])") == 10
+    assert cost("  n = count([y in xs for y in xs])") == 10
+    # Three deep: the outer pays 10, the middle one 10 per outer item, the inner is paid.
+    assert cost("  n = count([count([count([z for z in xs]) for y in xs]) for x in xs])") == 110
     assert cost("  n = walk(xs)") == 0                                       # a function called once
-    assert cost("  n = count([walk(xs) for x in xs])") == 100               # called per item: 10 x 10
+    assert cost("  n = count([walk(xs) for x in xs])") == 10                # called per paid item
     # 64 items: the range is charged its length, the comprehension per item.
     assert cost("  xs = 1..64\n  n = count([x for x in xs])") == 64 + 64
 

@@ -11,7 +11,7 @@ from rulesvm.dsl.types import ZONE
 
 from .. import errors as E
 from ..format import formatter
-from ..limits import bounded_count, charge, charge_count, checked_int, joined_text
+from ..limits import FREE_WALK, bounded_count, charge, charge_count, checked_int, joined_text
 from .base import Args, implements
 
 
@@ -56,14 +56,14 @@ def _charged(g, e, items) -> str:
     comprehension written in place, charged already for the items it walked (Args.walked)."""
     if type(items) is A.Comprehension:
         return g.consumed(items)
-    return g.walk(e, g.consumed(items))
+    return g.walk(e, g.consumed(items), g.short_zone(items))
 
 
 def _builtin_source(g, e, a):
     """sum, any, all: Python's own, over the items read once; a sum stays within 64 bits."""
     src = f"{e.func.id}({_charged(g, e, a['items'])})"
     if e.func.id == "sum":
-        return f"{g.name(checked_int, 'f')}({src}, {g.name(e.span, 'S')})"
+        return g.int_result(src, e.span)
     return src
 
 
@@ -239,9 +239,11 @@ def _end(a):
 
 
 def _slice_source(g, e, a):
-    x = a["items"]
+    x, start, end = a["items"], a["start"], a["end"]
     src = f"st.zones[{g.expr(x)}]" if g.res.types.get(x) == ZONE else g.expr(x)
-    return g.walk(e, f"tuple({src}[{g.expr(a['start'])}:{g.expr(a['end'])}])")
+    # Literal bounds, or a zone of a game of few cards: fewer than FREE_WALK items whatever the state.
+    fixed = type(start) is A.IntLit and type(end) is A.IntLit and 0 <= start.value <= end.value < start.value + FREE_WALK
+    return g.walk(e, f"tuple({src}[{g.expr(start)}:{g.expr(end)}])", fixed or g.short_zone(x))
 
 
 @implements("slice", inline=_slice_source)
