@@ -12,6 +12,7 @@ from __future__ import annotations
 from rulesvm.dsl import ast as A
 from rulesvm.dsl.primitives import PRIMITIVES
 from rulesvm.dsl.schema import MAX_STEPS
+from rulesvm.dsl.types import ZONE
 
 from .limits import FREE_WALK, short
 from .purity import (ConstantAnalysis, Flatness, call_weights, recursive_functions, recursive_procedures, paid_walks,
@@ -43,6 +44,26 @@ class CompileContext:
         self.has_simultaneous = any(type(x) is A.For and x.simultaneous for x in syntax_nodes(bodies))
         # With fewer cards than FREE_WALK in all, no zone ever holds a long walk.
         self.zones_short = len(tables.card_ids) < FREE_WALK
+        self._players_short = model.players[1] < FREE_WALK
+
+    def always_short(self, node) -> bool:
+        """Does node hold fewer than FREE_WALK items whatever the state: a zone in a game of
+        fewer cards, a list literal of fewer items, `players` or `players_from(p)` in a game
+        of fewer players? A free walk of it needs no test (limits.charge_long would charge
+        nothing)."""
+        t = type(node)
+        if t is A.ListLit or t is A.TupleLit:
+            return len(node.items) < FREE_WALK
+        if self.res.types.get(node) == ZONE:
+            return self.zones_short
+        return self._players_short and self.all_players(node)
+
+    def all_players(self, e) -> bool:
+        """Is e `players` or `players_from(p)` (every player once)?"""
+        if type(e) is A.Name:
+            return self.res.names.get(e) == ("const", "players")
+        kind = self.res.calls.get(e) if type(e) is A.Call else None
+        return kind is not None and kind[0] == "prim" and kind[1] == "players_from"
 
     def short(self, node) -> bool:
         """Does node always read short (limits.short), counting a printed card field whose

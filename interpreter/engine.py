@@ -143,14 +143,11 @@ class Match:
             st.cvars[i] = [value] * len(prog.card_ids)
 
     def _run(self) -> None:
-        if self.explicit_chance:
-            self._run_chance()
-        else:
-            self._run_rules()
-
-    def _run_rules(self) -> None:
         try:
-            self.rt.run()
+            if self.explicit_chance:
+                self._run_chance()
+            else:
+                self.rt.run()
         except RulesRuntimeError as exc:
             exc.seed = self.seed
             exc.decision = self.state.decisions
@@ -175,7 +172,7 @@ class Match:
             if self.state.pending_slot == DEFAULTS_PENDING:
                 self._init_vars()
                 self.state.pending_slot = -1
-            self._run_rules()
+            rt.run()
         except NeedChance as need:
             base.pending = need.decision
             self.state = rt.st = base

@@ -206,34 +206,48 @@ class Flatness:
     cannot recurse and whose body is flat)?"""
 
     def __init__(self, res, funcs, recursive):
-        self.res, self.funcs, self.recursive = res, funcs, recursive
-        self.memo: dict = {}
+        self.res = res
+        own = {name: self._own(f.decl.body) for name, f in funcs.items()}
+        # Functions that cannot recurse call one another as a DAG: settled callees first, with
+        # a stack of our own (a chain of a thousand functions must not meet Python's limit).
+        self.flat_funcs: dict[str, bool] = {}
+        for name in funcs:
+            stack = [name]
+            while stack:
+                n = stack[-1]
+                if n in self.flat_funcs:
+                    stack.pop()
+                elif n in recursive or n not in own:
+                    self.flat_funcs[n] = False
+                    stack.pop()
+                elif todo := [c for c in own[n][1] if c not in self.flat_funcs]:
+                    stack.extend(todo)
+                else:
+                    self.flat_funcs[n] = own[n][0] and all(self.flat_funcs[c] for c in own[n][1])
+                    stack.pop()
 
     def __call__(self, e) -> bool:
+        flat, callees = self._own(e)
+        return flat and all(self.flat_funcs.get(c, False) for c in callees)
+
+    def _own(self, e) -> tuple[bool, set]:
+        """(does e itself walk and call nothing but functions, the functions it calls)."""
+        callees: set[str] = set()
+        types = self.res.types
         for x in syntax_nodes(e):
             t = type(x)
             if t is A.Comprehension or t is A.Lambda or (t is A.Binary and x.op in ("in", "not in")):
-                return False
-            if t is A.Call and not self._call(x):
-                return False
-        return True
-
-    def _call(self, e) -> bool:
-        kind = self.res.calls.get(e)
-        if kind is None or kind[0] == "proc":
-            return False
-        if kind[0] == "func":
-            name = kind[1]
-            if name in self.recursive or name not in self.funcs:
-                return False
-            if name not in self.memo:
-                self.memo[name] = False          # (cannot recurse: a guard only)
-                self.memo[name] = self(self.funcs[name].decl.body)
-            return self.memo[name]
-        if kind[0] == "prim":
-            types = self.res.types
-            return not any(grows(types.get(a)) or types.get(a) == ZONE for a in (*e.args, *(k.value for k in e.kwargs)))
-        return True                              # a zone named by its owner
+                return False, callees
+            if t is A.Call:
+                kind = self.res.calls.get(x)
+                if kind is None or kind[0] == "proc":
+                    return False, callees
+                if kind[0] == "func":
+                    callees.add(kind[1])
+                elif kind[0] == "prim" and any(grows(types.get(a)) or types.get(a) == ZONE
+                                               for a in (*x.args, *(k.value for k in x.kwargs))):
+                    return False, callees
+        return True, callees
 
 
 def called(res, e, kind: str) -> set[str]:

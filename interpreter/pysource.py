@@ -153,13 +153,6 @@ class PyGen(StatementWriter):
                     return kind[2][0].value >= 1
         return False
 
-    def _all_players(self, e) -> bool:
-        """Is e `players` or `players_from(p)` (every item a player)?"""
-        if type(e) is A.Name:
-            return self.res.names.get(e) == ("const", "players")
-        kind = self.res.calls.get(e) if type(e) is A.Call else None
-        return kind is not None and kind[0] == "prim" and kind[1] == "players_from"
-
     def _assigns(self, scope, slot: int) -> bool:
         """Does code in `scope` assign local variable `slot`?"""
         return any(type(x) is A.Assign and self.res.targets.get(x) == ("local", slot) for x in syntax_nodes(scope))
@@ -169,7 +162,7 @@ class PyGen(StatementWriter):
         """While the body of a loop (or comprehension) over `players` is written, its variable
         is known to hold a player, unless the body assigns it."""
         src = self._bound_var(slot)
-        known = self._all_players(iterable) and src not in self._players and not self._assigns(body, slot)
+        known = self.ctx.all_players(iterable) and src not in self._players and not self._assigns(body, slot)
         if known:
             self._players.add(src)
         try:
@@ -347,7 +340,7 @@ class PyGen(StatementWriter):
             if self.res.types.get(e.right) == ZONE:
                 test = f"({self.name(_in_zone, 'f')}(st, {item}, {self.expr(e.right)}))"
                 return test if op == "in" else f"(not {test})"
-            return f"({item} {op} {self.walk(e, self.expr(e.right))})"
+            return f"({item} {op} {self.walk(e, self.expr(e.right), self.always_short(e.right))})"
         lt, rt_ = self.res.types.get(e.left), self.res.types.get(e.right)
         if op in ("==", "!=") and (type(e.left) is A.NoneLit or type(e.right) is A.NoneLit):
             other = e.right if type(e.left) is A.NoneLit else e.left
@@ -452,7 +445,7 @@ class PyGen(StatementWriter):
         """Source of `items` (read once) charged one step per item for e's walk of them
         (limits.charge); once per statement, only from FREE_WALK items on, the length tested
         inline (limits.charge_long: a short walk costs no call), or not at all when they are
-        `short` (fewer than FREE_WALK whatever the state, see short_zone)."""
+        `short` (fewer than FREE_WALK whatever the state, see always_short)."""
         span = self.name(e.span, "S")
         if not self.cl.is_once(e):
             return f"{self.name(charge, 'f')}(rt, {items}, {span})"
@@ -464,9 +457,9 @@ class PyGen(StatementWriter):
         seq, test = short
         return f"({seq} if {test} else ())"
 
-    def short_zone(self, node) -> bool:
-        """Is node a zone of a game with fewer than FREE_WALK cards (its walks always short)?"""
-        return self.ctx.zones_short and self.res.types.get(node) == ZONE
+    def always_short(self, node) -> bool:
+        """Does node hold fewer than FREE_WALK items whatever the state (context.always_short)?"""
+        return self.ctx.always_short(node)
 
     def _short_walk(self, items: str, span: str, zone: bool = False):
         """(the items' source, a test) for a walk once per statement: the test reads the length
@@ -492,7 +485,7 @@ class PyGen(StatementWriter):
         # An expression never moves cards, so a comprehension can walk a zone's list itself.
         # Once per statement (outside an iterable) the items are bound to a name first (see
         # _short_walk), so what they are made of may use `:=` as well.
-        free = once and self.short_zone(e.iterable)
+        free = once and self.always_short(e.iterable)
         items = self._iterable(e.iterable, hoisted=once and not free and not self._in_iterable)
         short = None
         if free:

@@ -20,6 +20,7 @@ from rulesvm.dsl.primitives import PRIMITIVES
 from rulesvm.dsl.types import ANY
 
 from ..context import NOT_LITERAL, CompileContext
+from ..limits import charge_long
 
 IMPLS: dict = {}          # name -> closure maker (Args) -> fn(rt, L)
 INLINE: dict = {}         # name -> (gen, call, args: dict of nodes) -> source | None
@@ -70,9 +71,12 @@ class Args:
         (limits.charge), unless it is a comprehension written in place: that was charged
         for the items it walked, and the primitive touches no more."""
         xs = self.seq(name)
-        if type(self.nodes[name]) is A.Comprehension:
+        node = self.nodes[name]
+        if type(node) is A.Comprehension:
             return xs
         span, pay = self.node.span, self.c.pay(self.node)
+        if pay is charge_long and self.c.ctx.always_short(node):
+            return xs                   # charge_long would charge nothing
         return lambda rt, L: pay(rt, xs(rt, L), span)
 
     def const(self, name: str):
