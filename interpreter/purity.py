@@ -202,8 +202,8 @@ def paid_walks(bodies, flat, unpaid=()) -> frozenset:
 
 class Flatness:
     """Does an expression walk nothing (no comprehension, lambda or `in` test) and call
-    nothing that may (a zone by name; a primitive given no list, text or zone; a function that
-    cannot recurse and whose body is flat)?"""
+    nothing that may (a zone by name; `count`; a primitive given no list, text or zone; a
+    function that cannot recurse and whose body is flat)?"""
 
     def __init__(self, res, funcs, recursive):
         self.res = res
@@ -244,9 +244,9 @@ class Flatness:
                     return False, callees
                 if kind[0] == "func":
                     callees.add(kind[1])
-                elif kind[0] == "prim" and any(grows(types.get(a)) or types.get(a) == ZONE
-                                               for a in (*x.args, *(k.value for k in x.kwargs))):
-                    return False, callees
+                elif kind[0] == "prim" and kind[1] != "count" and any(
+                        grows(types.get(a)) or types.get(a) == ZONE for a in (*x.args, *(k.value for k in x.kwargs))):
+                    return False, callees       # (`count` reads a length: it walks nothing)
         return True, callees
 
 

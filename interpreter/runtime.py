@@ -34,7 +34,7 @@ class Return:
 
 
 class Runtime:
-    __slots__ = ("prog", "st", "n", "sink", "on_move", "slow_moves", "steps", "max_steps", "queue", "debug",
+    __slots__ = ("prog", "st", "n", "sink", "on_move", "slow_moves", "plain_moves", "steps", "max_steps", "queue", "debug",
                  "has_moved_triggers", "tracks",
                  "breakpoint", "paused", "coverage", "halt", "players", "depth", "chance")
 
@@ -59,6 +59,9 @@ class Runtime:
         # Keep what each seat knows (knowledge.py), unless nobody will read it (a search's
         # playouts, a simulation of random bots).
         self.tracks = prog.tracks_knowledge and knowledge
+        # Nobody keeps knowledge or watches moves: a move of generated code only changes lists.
+        # (on_move may be swapped for another watcher, never set or unset once running.)
+        self.plain_moves = not self.tracks and on_move is None
         self.breakpoint = None    # (procedure name, occurrences left[, "end"]) or None: stop at its entry (or exit)
         self.paused = False
         self.coverage = None      # {rule name: times entered} when a simulation measures it

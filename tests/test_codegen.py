@@ -115,10 +115,10 @@ def _programs(path):
             compile_program(game.model, game.options, codegen=False))
 
 
-def _play(program, players, seed, listen: bool):
+def _play(program, players, seed, listen: bool, knowledge: bool = True):
     lines = []
     sink = (lambda r: lines.append(json.dumps(r, sort_keys=True))) if listen else None
-    match = api.Match(program, players, seed, sink=sink)
+    match = api.Match(program, players, seed, sink=sink, knowledge=knowledge)
     choices = random_playout(match, seed)
     return lines, choices, match.result, json.dumps(state_to_json(match.state), sort_keys=True)
 
@@ -128,9 +128,9 @@ def shortcut_game(tmp_path):
     return write_game(tmp_path, RULES, players="{min: 2, max: 3, default: 2}", cards=CARDS)
 
 
-def _outcome(program, players, seed, listen: bool):
+def _outcome(program, players, seed, listen: bool, knowledge: bool = True):
     """Choices, result and final state of a seeded random game (no event log)."""
-    return _play(program, players, seed, listen)[1:]
+    return _play(program, players, seed, listen, knowledge)[1:]
 
 
 @pytest.mark.parametrize("listen", [True, False], ids=["listener", "no listener"])
@@ -146,12 +146,14 @@ def test_shortcuts_play_like_the_closures(shortcut_game, listen):
 
 
 def test_cheap_moves_leave_the_state_the_general_moves_leave(shortcut_game):
-    """Without a listener, moves skip building events; with one they take the general path
+    """Without a listener, moves skip building events (and, when no knowledge is kept either,
+    only change lists: Runtime.plain_moves); with one they take the general path
     (`Runtime.move`): both must leave the same cards, faces and places."""
     for program in _programs(shortcut_game):
         for players in (2, 3):
             for seed in range(8):
                 assert _outcome(program, players, seed, False) == _outcome(program, players, seed, True)
+                assert _outcome(program, players, seed, False, False) == _outcome(program, players, seed, True, False)
 
 
 @pytest.mark.parametrize("path", game_files(), ids=lambda p: p.rsplit("/", 1)[-1])
@@ -163,6 +165,8 @@ def test_launch_games_without_a_listener_end_in_the_same_state(path):
         general = _outcome(closures, players, seed, True)
         assert _outcome(generated, players, seed, False) == general
         assert _outcome(closures, players, seed, False) == general
+        unknowing = _outcome(closures, players, seed, True, knowledge=False)
+        assert _outcome(generated, players, seed, False, knowledge=False) == unknowing
 
 
 ERRORS = {

@@ -95,21 +95,27 @@ def _move_statement(g, e, a, pad: str) -> list[str] | None:
             return None
         arrive = ctx.zone_info(name).arrive_face or "keep"
     t, c = g.temp("t"), g.temp("c")
+
+    def arrival(source: str) -> list[str]:
+        """The card leaves `source`'s list for the top or bottom of the target's, face as it arrives."""
+        return ([f"{pad}    st.zones[{source}].remove({c})",
+                 f"{pad}    st.zones[{t}].{'insert(0, ' if at == 'bottom' else 'append('}{c})",
+                 f"{pad}    st.where[{c}] = {t}"]
+                + ([f"{pad}    st.faceup[{c}] = {arrive == 'up'}"] if arrive != "keep" else []))
     lines = [f"{pad}{t} = {g.expr(a['to'])}",
              f"{pad}{c} = {g.expr(a['cards'])}",
              f"{pad}if {c} is None or {t} is None or rt.slow_moves:",
              f"{pad}    rt.move_card({t}, {c}, {at == 'bottom'}, {face!r}, {g.name(e.span, 'S')})",
+             # Nobody keeps knowledge or watches moves (a simulation of random bots): the
+             # card only changes lists.
+             f"{pad}elif rt.plain_moves:",
+             *arrival(f"st.where[{c}]"),
              f"{pad}else:"]
     tracks = ctx.tables.tracks_knowledge
     # Where the card was: knowledge (who knows it where it arrives depends on where it was
     # and how it lay, knowledge.py) and a watcher of moves (Runtime.on_move) read it.
     s, up = g.temp("s"), g.temp("u")
-    lines += [f"{pad}    {s} = st.where[{c}]"] + ([f"{pad}    {up} = st.faceup[{c}]"] if tracks else []) + [
-        f"{pad}    st.zones[{s}].remove({c})"]
-    lines += [f"{pad}    st.zones[{t}].{'insert(0, ' if at == 'bottom' else 'append('}{c})",
-              f"{pad}    st.where[{c}] = {t}"]
-    if arrive != "keep":
-        lines.append(f"{pad}    st.faceup[{c}] = {arrive == 'up'}")
+    lines += [f"{pad}    {s} = st.where[{c}]"] + ([f"{pad}    {up} = st.faceup[{c}]"] if tracks else []) + arrival(s)
     if tracks:
         # knowledge.moved written out (it runs for every card moved): a call only for a card
         # a seat must forget.
