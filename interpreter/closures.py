@@ -134,7 +134,7 @@ class ClosureBackend:
         if op != "=":
             # `+=` and `-=` count in 64 bits, as `+` and `-` do (unless adding a literal).
             amount, sign = value, (1 if op == "+=" else -1)
-            check = checked_int if may_double(op, s.target, s.value, self.res) else (lambda v, span: v)
+            check = checked_int if may_double(op, s.target, s.value, self.ctx.bounded) else (lambda v, span: v)
 
             def step(rt, L, old):
                 return check(old + sign * amount(rt, L), at)
@@ -425,7 +425,7 @@ class ClosureBackend:
                 return lambda rt, L: equal(rt, a(rt, L), b(rt, L), span)
             return lambda rt, L: not equal(rt, a(rt, L), b(rt, L), span)
         f = _OPERATORS[op]
-        if op in ("+", "-", "*") and may_double(op, e.left, e.right, self.res):
+        if op in ("+", "-", "*") and may_double(op, e.left, e.right, self.ctx.bounded):
             return lambda rt, L: checked_int(f(a(rt, L), b(rt, L)), span)
         return lambda rt, L: f(a(rt, L), b(rt, L))
 

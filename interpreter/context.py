@@ -15,7 +15,7 @@ from rulesvm.dsl.schema import MAX_STEPS
 from rulesvm.dsl.types import ZONE
 
 from .limits import FREE_WALK, short
-from .purity import (ConstantAnalysis, Flatness, call_weights, recursive_functions, recursive_procedures, paid_walks,
+from .purity import (Bounded, ConstantAnalysis, Flatness, call_weights, recursive_functions, recursive_procedures, paid_walks,
                      syntax_nodes)
 
 NOT_LITERAL = object()
@@ -39,6 +39,7 @@ class CompileContext:
         # A function may be called per item: its body is not paid for, but the items of the
         # comprehensions written in it are.
         self.flat = Flatness(self.res, model.funcs, self.recursive_functions)
+        self.bounded = Bounded(self.res, model.funcs, self.recursive_functions, self._data_number)
         self.paid_walks = paid_walks(bodies, self.flat, [f.decl.body for f in model.funcs.values()])
         # With no `simultaneous` loop anywhere, no decision is ever inside one.
         self.has_simultaneous = any(type(x) is A.For and x.simultaneous for x in syntax_nodes(bodies))
@@ -82,6 +83,14 @@ class CompileContext:
         for faces in self.tables.face_fields.get(name) or ():
             values.extend((faces or {}).values())
         return all(v is None or type(v) in (int, bool) or (type(v) is str and len(v) < FREE_WALK) for v in values)
+
+    def _data_number(self, name: str) -> bool:
+        """Is every card's value of field `name` (on every face) a number written in the
+        files (not a formula)?"""
+        values = list(self.tables.card_fields.get(name) or ())
+        for faces in self.tables.face_fields.get(name) or ():
+            values.extend((faces or {}).values())
+        return bool(values) and all(v is None or type(v) in (int, bool) for v in values)
 
     def prog_ref(self):
         """The tables, for formatters that look names up while the game runs."""

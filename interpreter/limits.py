@@ -24,8 +24,9 @@ same whichever one runs the rules:
   at `MAX_WRITTEN` (one long text shared by a million items).
 - **Integers** are 64-bit signed, as in most engines: a result of `*`, `sum`, or of `+`,
   `-`, `+=`, `-=` between two computed numbers, outside [-2**63, 2**63 - 1] is R016, where
-  Python would go on with ever larger numbers (`x = x * x` in a loop). Adding a literal or a
-  count (`n += 1`) is not checked: it cannot double a number (see may_double).
+  Python would go on with ever larger numbers (`x = x * x` in a loop). Adding an amount
+  bounded by the game files (a literal, a count, a card's printed number: purity.Bounded) is
+  not checked: it cannot double a number (see may_double).
 - **Calls** nest at most `MAX_CALL_DEPTH` deep (R004); a call of a `func` that may make
   `HEAVY_CALL` calls or more in all is charged that many steps before it runs.
 
@@ -202,21 +203,14 @@ def bounded_pieces(pieces, sep: str = ", ") -> str:
     return sep.join(out)
 
 
-def may_double(op: str, left, right, res) -> bool:
+def may_double(op: str, left, right, bounded) -> bool:
     """Is `left op right` (or `left op= right`) checked to stay within 64 bits? A product
-    always is; a sum or difference only when neither side is bounded by the rules (a number
-    literal, or a `count`, which is at most MAX_ITEMS): adding a bounded amount grows a number
-    by at most that much per step, never doubling it, so `n += 1` or `pool + count(hand)` in a
-    loop stays far from 2**63 however long the step limit lets it run."""
-    return op in ("*", "*=") or not (_bounded(left, res) or _bounded(right, res))
-
-
-def _bounded(node, res) -> bool:
-    """Is node's value bounded by the rules whatever the state: a number literal or a count?"""
-    t = type(node)
-    if t is A.Unary:
-        return _bounded(node.operand, res)
-    return t is A.IntLit or (t is A.Call and res.calls.get(node, ())[:2] == ("prim", "count"))
+    always is; a sum or difference only when neither side is bounded by the game files
+    (`bounded`: purity.Bounded, e.g. a literal, a `count`, a card's printed number): adding a
+    bounded amount grows a number by at most that much per step, never doubling it, so
+    `n += 1` or `pool + count(hand)` in a loop stays far from 2**63 however long the step limit
+    lets it run."""
+    return op in ("*", "*=") or not (bounded(left) or bounded(right))
 
 
 def zone_chain(e, types) -> list | None:

@@ -200,38 +200,46 @@ def paid_walks(bodies, flat, unpaid=()) -> frozenset:
     return frozenset(out)
 
 
-class Flatness:
-    """Does an expression walk nothing (no comprehension, lambda or `in` test) and call
-    nothing that may (a zone by name; `count`; a primitive given no list, text or zone; a
-    function that cannot recurse and whose body is flat)?"""
+class _FunctionProperty:
+    """A property of expressions that holds of a call when it holds of the called function's
+    body: `_own(e)` says whether e has it given that the functions it names do, and which
+    those are. Functions that can recurse never have it."""
 
     def __init__(self, res, funcs, recursive):
         self.res = res
         own = {name: self._own(f.decl.body) for name, f in funcs.items()}
         # Functions that cannot recurse call one another as a DAG: settled callees first, with
         # a stack of our own (a chain of a thousand functions must not meet Python's limit).
-        self.flat_funcs: dict[str, bool] = {}
+        self.funcs: dict[str, bool] = {}
         for name in funcs:
             stack = [name]
             while stack:
                 n = stack[-1]
-                if n in self.flat_funcs:
+                if n in self.funcs:
                     stack.pop()
                 elif n in recursive or n not in own:
-                    self.flat_funcs[n] = False
+                    self.funcs[n] = False
                     stack.pop()
-                elif todo := [c for c in own[n][1] if c not in self.flat_funcs]:
+                elif todo := [c for c in own[n][1] if c not in self.funcs]:
                     stack.extend(todo)
                 else:
-                    self.flat_funcs[n] = own[n][0] and all(self.flat_funcs[c] for c in own[n][1])
+                    self.funcs[n] = own[n][0] and all(self.funcs[c] for c in own[n][1])
                     stack.pop()
 
     def __call__(self, e) -> bool:
-        flat, callees = self._own(e)
-        return flat and all(self.flat_funcs.get(c, False) for c in callees)
+        holds, callees = self._own(e)
+        return holds and all(self.funcs.get(c, False) for c in callees)
+
+    def _own(self, e) -> tuple[bool, set]:  # pragma: no cover - each property writes its own
+        raise NotImplementedError
+
+
+class Flatness(_FunctionProperty):
+    """Does an expression walk nothing (no comprehension, lambda or `in` test) and call
+    nothing that may (a zone by name; `count`; a primitive given no list, text or zone; a
+    function that cannot recurse and whose body is flat)?"""
 
     def _own(self, e) -> tuple[bool, set]:
-        """(does e itself walk and call nothing but functions, the functions it calls)."""
         callees: set[str] = set()
         types = self.res.types
         for x in syntax_nodes(e):
@@ -247,6 +255,41 @@ class Flatness:
                 elif kind[0] == "prim" and kind[1] != "count" and any(
                         grows(types.get(a)) or types.get(a) == ZONE for a in (*x.args, *(k.value for k in x.kwargs))):
                     return False, callees       # (`count` reads a length: it walks nothing)
+        return True, callees
+
+
+class Bounded(_FunctionProperty):
+    """Is an integer expression bounded by the game files whatever the state: a literal, a
+    `count` (at most MAX_ITEMS), a card's printed number (`data_field(name)`: every card's
+    value of the field is a number written in the files), minus such, either branch of an `if`
+    of such, or a call of a function whose body is such? Adding it cannot double a number
+    (limits.may_double)."""
+
+    def __init__(self, res, funcs, recursive, data_field):
+        self.data_field = data_field
+        super().__init__(res, funcs, recursive)
+
+    def _own(self, e) -> tuple[bool, set]:
+        callees: set[str] = set()
+        todo = [e]
+        while todo:
+            x = todo.pop()
+            t = type(x)
+            if t is A.IntLit:
+                continue
+            if t is A.Unary and x.op == "-":
+                todo.append(x.operand)
+            elif t is A.IfExpr:
+                todo += [x.then, x.else_]
+            elif t is A.Attr and self.res.attrs.get(x, ("",))[0] == "field" and self.data_field(x.name):
+                continue
+            elif t is A.Call and (kind := self.res.calls.get(x)) is not None and kind[0] in ("func", "prim"):
+                if kind[0] == "func":
+                    callees.add(kind[1])
+                elif kind[1] != "count":
+                    return False, callees
+            else:
+                return False, callees
         return True, callees
 
 

@@ -371,7 +371,7 @@ class PyGen(StatementWriter):
             if t is not None and t.name in ("text", "list") and not nests(t):
                 return self._joined(f"{a} + {b}", e.span)
             return f"{self.name(bounded_join, 'f')}(rt, {a}, {b}, {self.name(e.span, 'S')}, {nests(t)})"
-        if op in ("+", "-", "*") and may_double(op, e.left, e.right, self.res):
+        if op in ("+", "-", "*") and may_double(op, e.left, e.right, self.ctx.bounded):
             return self.int_result(f"{a} {op} {b}", e.span)
         return f"({a} {op} {b})"
 

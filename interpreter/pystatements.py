@@ -198,7 +198,7 @@ class StatementWriter:
                 lines = [f"{pad}_o = {obj}",
                          f"{pad}if _o is None: raise {self.name(E.set_of_none, 'f')}({s.target.name!r}, "
                          f"{self.name(s.target.span, 'S')})"]
-        if op == "=" or not may_double(op, s.target, s.value, self.res):
+        if op == "=" or not may_double(op, s.target, s.value, self.ctx.bounded):
             return lines + [f"{pad}{target} {op} {value}"]
         # `+=` and `-=` count in 64 bits, as `+` and `-` do.
         return lines + [f"{pad}_n = {target} {op[0]} ({value})",

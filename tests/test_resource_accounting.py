@@ -15,6 +15,8 @@ from rulesvm.dsl.schema import MAX_STEPS
 from rulesvm.interpreter import RulesRuntimeError
 from rulesvm.interpreter.limits import MAX_INT
 
+from .helpers import write_game
+
 try:
     import resource
 except ImportError:          # pragma: no cover - not on Windows
@@ -122,8 +124,14 @@ def test_integers_at_the_edge_of_64_bits_still_count(tmp_path, monkeypatch, code
         _run(tmp_path, over)
     assert info.value.code == "R016" and (info.value.span.line, info.value.span.col) == (5, 7)
     assert "above 2**63 - 1" in info.value.message
-    # Adding a bounded amount (a literal, a count) cannot double a number: it is not checked.
+    # Adding an amount bounded by the game files (a literal, a count, a function returning
+    # either branch of an `if` of such) cannot double a number: it is not checked.
     assert _run(tmp_path, top.replace("  end_game", "  y = x + count([1, 2])\n  end_game")).rt.st.gvars[1] == MAX_INT + 2
+    bonus = "func bonus(b: bool) -> int = if b then 3 else -3\nfunc twice(n: int) -> int = n + n\n"
+    assert _run(tmp_path, bonus + top.replace("  end_game", "  y = x + bonus(true)\n  end_game")).rt.st.gvars[1] == MAX_INT + 3
+    with pytest.raises(RulesRuntimeError) as info:     # a sum of two numbers is not bounded
+        _run(tmp_path, bonus + top.replace("  end_game", "  y = x + twice(1)\n  end_game"))
+    assert info.value.code == "R016"
 
 
 @pytest.mark.parametrize("codegen", ["1", "0"])
@@ -235,3 +243,20 @@ def test_a_short_join_costs_only_its_statement_a_long_one_its_length(tmp_path, m
     # "{xs}" is 29 characters: built free, joined to 58 free; "{xs}{xs}" is 58, joined 116.
     assert cost('  let s = "{xs}"\n  n = count([c for c in [s + s]])') == 0
     assert cost('  let s = "{xs}{xs}"\n  n = count([c for c in [s + s]])') == 116
+
+
+@pytest.mark.parametrize("codegen", ["1", "0"])
+def test_adding_a_printed_number_is_not_checked_a_formula_is(tmp_path, monkeypatch, codegen):
+    """A card's printed number is bounded by the game files: adding it cannot double a number
+    (purity.Bounded). A field that some card computes by a formula is not."""
+    monkeypatch.setenv("RULESVM_CODEGEN", codegen)
+    rules = ("kind k { power: int }\nzone deck: visible(all)\nvar x: int = 0\nvar y: int = 0\n"
+             "setup {\n  move(box, deck)\n}\n"
+             "game {\n  x = 999999999999999999 * 9 + 223372036854775816\n  y = x + deck[0].{field}\n"
+             "  end_game(scores: [1])\n}\n")
+    printed = write_game(tmp_path, rules.replace("{field}", "power"), cards="- {id: a, kind: k, power: 2}")
+    assert api.new_game(api.load_game(printed), 1, 0).state.gvars[1] == MAX_INT + 2
+    formula = write_game(tmp_path, rules.replace("{field}", "power"), cards='- {id: a, kind: k, power: {rules: "1 + 1"}}')
+    with pytest.raises(RulesRuntimeError) as info:
+        api.new_game(api.load_game(formula), 1, 0)
+    assert info.value.code == "R016"
