@@ -172,11 +172,14 @@ class Runtime:
         where[c] = to
         if face == "keep":
             face = self.prog.zone_info[to].arrive_face
-        up = st.faceup[c]
+        faceup = st.faceup
+        up = faceup[c]
         if face == "up":
-            st.faceup[c] = True
+            faceup[c] = True
         elif face == "down":
-            st.faceup[c] = False
+            faceup[c] = False
+        if self.plain_moves:
+            return
         if self.tracks:
             K.moved(self.prog, st, c, src, up)
         if self.on_move is not None:
