@@ -32,6 +32,8 @@ from .runtime import BREAK, CONTINUE, Return, family_zone, grid_zone, list_item,
 # Sources that read the same value again at no cost (a fixed zone's list, a variable):
 # where Python forbids `:=` (a comprehension's iterable) they are read twice instead.
 _REREAD = re.compile(r"^(st\.zones\[\d+\]|L\[\d+\]|v\d+|_q\d+)$")
+# Python locals and number literals: read again for less than a cell costs (see _in_item).
+_FAST = re.compile(r"^(v\d+|_q\d+|-?\d+)$")
 
 # A function body larger than this (in syntax nodes) is called, not inlined.
 _INLINE_NODES = 40
@@ -69,6 +71,9 @@ class PyGen(StatementWriter):
         self._subst: dict | None = None
         # Inside a comprehension's iterable, where Python forbids `:=`.
         self._in_iterable = 0
+        # Inside a comprehension's item or condition, where a name bound with `:=` would be a
+        # cell of the enclosing function (allocated at each call, read indirectly).
+        self._in_item = 0
         self._inlinable: dict = {}
         # Writing a body that has a frame of its own (a function, a never-pausing procedure's
         # body): its variables are Python locals `v<slot>`, not slots of the list L, which
@@ -128,13 +133,13 @@ class PyGen(StatementWriter):
         """Write one generated function, whatever the function being written when this one
         was needed (a callee compiled on first use) was doing; with `frame` (number of
         parameters, of slots) its variables are Python locals."""
-        saved = self._locals, self._nslots, self._subst, self._in_iterable, self._players
+        saved = self._locals, self._nslots, self._subst, self._in_iterable, self._in_item, self._players
         self._locals, self._nslots = frame is not None, frame[1] if frame is not None else 0
-        self._subst, self._in_iterable, self._players = None, 0, set()
+        self._subst, self._in_iterable, self._in_item, self._players = None, 0, 0, set()
         try:
             yield
         finally:
-            self._locals, self._nslots, self._subst, self._in_iterable, self._players = saved
+            self._locals, self._nslots, self._subst, self._in_iterable, self._in_item, self._players = saved
 
     def _is_player(self, e) -> bool:
         """Is e a player in every case (never none): `player(2)`, `opponent(p)`, a variable
@@ -372,6 +377,10 @@ class PyGen(StatementWriter):
                 return self._joined(f"{a} + {b}", e.span)
             return f"{self.name(bounded_join, 'f')}(rt, {a}, {b}, {self.name(e.span, 'S')}, {nests(t)})"
         if op in ("+", "-", "*") and may_double(op, e.left, e.right, self.ctx.bounded):
+            if self._in_item and _FAST.match(a) and _FAST.match(b):
+                # Computed again rather than bound (see _in_item): two fast reads and an operation.
+                return (f"({a} {op} {b} if {MIN_INT} <= {a} {op} {b} <= {MAX_INT} "
+                        f"else {self.name(overflow, 'f')}({a} {op} {b}, {self.name(e.span, 'S')}))")
             return self.int_result(f"{a} {op} {b}", e.span)
         return f"({a} {op} {b})"
 
@@ -465,7 +474,7 @@ class PyGen(StatementWriter):
         """(the items' source, a test) for a walk once per statement: the test reads the length
         and charges a long walk (limits.charge_long; it is never false). None where the items
         can be neither bound with `:=` (a comprehension's iterable) nor read twice."""
-        if not self._in_iterable:
+        if not self._in_iterable and not (self._in_item and _FAST.match(items)):
             t = self.temp("t")
             n = f"len({t} := {items})" if zone else f"len(({t} := {items}) or ())"
         elif _REREAD.match(items):
@@ -496,10 +505,14 @@ class PyGen(StatementWriter):
             seq = f"{self.name(charge_long if once else charge, 'f')}(rt, {items}, {span})"
         inline = short is not None
         with self._player_var(e.iterable, slot, (e.elem, e.cond)):
-            elem = self.expr(e.elem)
+            self._in_item += 1
+            try:
+                elem = self.expr(e.elem)
+                cond = "" if e.cond is None else f" if {self.expr(e.cond)}"
+            finally:
+                self._in_item -= 1
             var = self._bound_var(slot)
             sizing = nests(self.res.types.get(e))
-            cond = "" if e.cond is None else f" if {self.expr(e.cond)}"
             src = f"[{elem} for {var} in {seq}{cond}]"
             if frozen:
                 src = f"tuple({src})"
