@@ -9,6 +9,12 @@ result digests are compared too.
     git worktree add /tmp/before <commit>
     .venv/bin/python benchmarks/ab.py /tmp/before                  # every launch game
     .venv/bin/python benchmarks/ab.py /tmp/before --games giant_king --reps 9
+    .venv/bin/python benchmarks/ab.py /tmp/before --cpu --separate     # each batch in a fresh process
+
+Both sides in one process share its memory, and the one loaded second lies elsewhere in it:
+on the reference machine the same code measured as A and as B differed by up to 3%.
+`--separate` plays each batch in a fresh Python process of its own side instead (after a few
+games to warm it), alternating the sides as well.
 
 A checkout from before the packaging rule (its `rulesvm.dsl` mapped from `dsl/` by an
 install) is given a temporary folder of links, so it can be compared as well.
@@ -23,6 +29,7 @@ import os
 import random
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -69,6 +76,22 @@ def batch(api, game, seeds, **how) -> tuple[float, str]:
     return (CLOCK[0]() - start) / len(seeds) * 1e6, h.hexdigest()
 
 
+def separate_batch(checkout: str, folder: str, game: str, seeds: range, knowledge: bool, cpu: bool) -> tuple[float, str]:
+    """`batch` in a fresh process that loads only `checkout`'s rulesvm (see --separate)."""
+    code = ("import json, sys, time\n"
+            f"sys.path.insert(0, {ROOT!r})\n"
+            "import benchmarks.ab as ab\n"
+            f"ab.CLOCK[0] = {'time.process_time' if cpu else 'time.perf_counter'}\n"
+            f"api = ab.load_api({checkout!r})\n"
+            f"g = api.load_game({os.path.join(folder, game + '.yaml')!r})\n"
+            f"how = {{}} if {knowledge!r} else {{'knowledge': False}}\n"
+            "ab.batch(api, g, range(5), **how)\n"
+            f"print(json.dumps(ab.batch(api, g, range({seeds.start}, {seeds.stop}), **how)))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    us, digest = json.loads(out)
+    return us, digest
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("other", help="the checkout to compare with (A)")
@@ -85,9 +108,13 @@ def main() -> None:
     ap.add_argument("--no-knowledge", action="store_true",
                     help="B keeps no record of what each seat knows, as a simulation of random bots and a search's "
                          "playouts do (A: a checkout from before knowledge was kept)")
+    ap.add_argument("--separate", action="store_true",
+                    help="play each batch in a fresh process of its side (see above), not both sides in this one")
     args = ap.parse_args()
     if args.cpu:
         CLOCK[0] = time.process_time
+    if args.separate:
+        return compare_separately(args)
     with tempfile.TemporaryDirectory() as scratch:
         sides = {}
         # Each side loads its games before the next side's rulesvm replaces it in sys.modules.
@@ -105,6 +132,30 @@ def main() -> None:
                     api, games = sides[label]
                     how = {"knowledge": False} if args.no_knowledge and label == "B" else {}
                     us, digest = batch(api, games[g], seeds, **how)
+                    times[label].append(us)
+                    digests.add(digest)
+                if len(digests) != 1:
+                    print(f"{g}: the two sides play different games (seeds {seeds.start}..{seeds.stop - 1})")
+            a, b = statistics.median(times["A"]), statistics.median(times["B"])
+            print(f"{g:18} A {a:8.0f} µs   B {b:8.0f} µs   B/A {b / a:.3f}", flush=True)
+
+
+def compare_separately(args) -> None:
+    with tempfile.TemporaryDirectory() as scratch:
+        roots = {label: importable_root(checkout, os.path.join(scratch, label))
+                 for label, checkout in (("A", os.path.abspath(args.other)), ("B", ROOT))}
+        folders = {label: os.path.join(checkout, "games") if args.own_games else args.games_from
+                   for label, checkout in (("A", os.path.abspath(args.other)), ("B", ROOT))}
+        print(f"A = {args.other}, B = {ROOT}; median µs per random game over {args.reps} batches of {args.batch}, "
+              "each in a fresh process")
+        for g in args.games:
+            times: dict = {"A": [], "B": []}
+            for rep in range(args.reps):
+                seeds = range(rep * args.batch, (rep + 1) * args.batch)
+                digests = set()
+                for label in (("A", "B") if rep % 2 == 0 else ("B", "A")):
+                    knowledge = not (args.no_knowledge and label == "B")
+                    us, digest = separate_batch(roots[label], folders[label], g, seeds, knowledge, args.cpu)
                     times[label].append(us)
                     digests.add(digest)
                 if len(digests) != 1:
