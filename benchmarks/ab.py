@@ -113,49 +113,32 @@ def main() -> None:
     args = ap.parse_args()
     if args.cpu:
         CLOCK[0] = time.process_time
-    if args.separate:
-        return compare_separately(args)
+    sides = (("A", os.path.abspath(args.other)), ("B", ROOT))
+    folders = {label: os.path.join(checkout, "games") if args.own_games else args.games_from for label, checkout in sides}
     with tempfile.TemporaryDirectory() as scratch:
-        sides = {}
-        # Each side loads its games before the next side's rulesvm replaces it in sys.modules.
-        for label, checkout in (("A", os.path.abspath(args.other)), ("B", ROOT)):
-            api = load_api(importable_root(checkout, os.path.join(scratch, label)))
-            folder = os.path.join(checkout, "games") if args.own_games else args.games_from
-            sides[label] = (api, {g: api.load_game(os.path.join(folder, f"{g}.yaml")) for g in args.games})
-        print(f"A = {args.other}, B = {ROOT}; median µs per random game over {args.reps} batches of {args.batch}")
+        roots = {label: importable_root(checkout, os.path.join(scratch, label)) for label, checkout in sides}
+        if args.separate:
+            def play(label, game, seeds, knowledge):
+                return separate_batch(roots[label], folders[label], game, seeds, knowledge, args.cpu)
+        else:
+            loaded = {}
+            # Each side loads its games before the next side's rulesvm replaces it in sys.modules.
+            for label, _ in sides:
+                api = load_api(roots[label])
+                loaded[label] = (api, {g: api.load_game(os.path.join(folders[label], f"{g}.yaml")) for g in args.games})
+
+            def play(label, game, seeds, knowledge):
+                api, games = loaded[label]
+                return batch(api, games[game], seeds, **({} if knowledge else {"knowledge": False}))
+        print(f"A = {args.other}, B = {ROOT}; median µs per random game over {args.reps} batches of {args.batch}"
+              + (", each in a fresh process" if args.separate else ""))
         for g in args.games:
             times: dict = {"A": [], "B": []}
             for rep in range(args.reps):
                 seeds = range(rep * args.batch, (rep + 1) * args.batch)
                 digests = set()
                 for label in (("A", "B") if rep % 2 == 0 else ("B", "A")):
-                    api, games = sides[label]
-                    how = {"knowledge": False} if args.no_knowledge and label == "B" else {}
-                    us, digest = batch(api, games[g], seeds, **how)
-                    times[label].append(us)
-                    digests.add(digest)
-                if len(digests) != 1:
-                    print(f"{g}: the two sides play different games (seeds {seeds.start}..{seeds.stop - 1})")
-            a, b = statistics.median(times["A"]), statistics.median(times["B"])
-            print(f"{g:18} A {a:8.0f} µs   B {b:8.0f} µs   B/A {b / a:.3f}", flush=True)
-
-
-def compare_separately(args) -> None:
-    with tempfile.TemporaryDirectory() as scratch:
-        roots = {label: importable_root(checkout, os.path.join(scratch, label))
-                 for label, checkout in (("A", os.path.abspath(args.other)), ("B", ROOT))}
-        folders = {label: os.path.join(checkout, "games") if args.own_games else args.games_from
-                   for label, checkout in (("A", os.path.abspath(args.other)), ("B", ROOT))}
-        print(f"A = {args.other}, B = {ROOT}; median µs per random game over {args.reps} batches of {args.batch}, "
-              "each in a fresh process")
-        for g in args.games:
-            times: dict = {"A": [], "B": []}
-            for rep in range(args.reps):
-                seeds = range(rep * args.batch, (rep + 1) * args.batch)
-                digests = set()
-                for label in (("A", "B") if rep % 2 == 0 else ("B", "A")):
-                    knowledge = not (args.no_knowledge and label == "B")
-                    us, digest = separate_batch(roots[label], folders[label], g, seeds, knowledge, args.cpu)
+                    us, digest = play(label, g, seeds, not (args.no_knowledge and label == "B"))
                     times[label].append(us)
                     digests.add(digest)
                 if len(digests) != 1:

@@ -41,8 +41,8 @@ class ClosureBackend:
         self._bodies: dict = {}
         self._bodies_once: dict = {}
         self._formula_cache: dict = {}
-        # While a function's body is compiled for a call site that runs once per statement:
-        # the nodes of that body that run once per call, so once per statement too.
+        # While a function's body is compiled for a call in a paid place (once_call): the
+        # walks of that body paid for by the step that paid for the call.
         self._also_once: frozenset = frozenset()
         self._once_sets: dict = {}
 
@@ -132,7 +132,7 @@ class ClosureBackend:
         op = s.op
         at = s.span
         if op != "=":
-            # `+=` and `-=` count in 64 bits, as `+` and `-` do (unless adding a literal).
+            # `+=` and `-=` count in 64 bits, as `+` and `-` do (unless adding a bounded amount).
             amount, sign = value, (1 if op == "+=" else -1)
             check = checked_int if may_double(op, s.target, s.value, self.ctx.bounded) else (lambda v, span: v)
 
@@ -190,8 +190,8 @@ class ClosureBackend:
         return self.closure(e)
 
     def pay(self, e):
-        """How a walk of items by e is charged: one step per item (limits.charge), or, once per
-        statement, only from FREE_WALK items on (limits.charge_long)."""
+        """How a walk of items by e is charged: one step per item (limits.charge), or, in a paid
+        place (is_once), only from FREE_WALK items on (limits.charge_long)."""
         return charge_long if self.is_once(e) else charge
 
     def is_once(self, e) -> bool:
@@ -259,7 +259,7 @@ class ClosureBackend:
         # Memory is bounded by the charges of whatever made the items; what they add up to
         # written out is sized when they may be lists.
         sized_whole = nests(self.res.types.get(e))
-        # Once per statement and short: no dearer than the statement (limits.charge_long).
+        # In a paid place and short: no dearer than the step that paid (limits.charge_long).
         pay = self.pay(e)
 
         def comp(rt, L):
@@ -538,8 +538,8 @@ class ClosureBackend:
         """The compiled bodies of `func`s by name, this one included, shared by every call. Each
         call of a function that can recurse counts as a step, so one that recurses exponentially
         meets the step limit like a loop does (other calls do bounded work and are not counted).
-        `once`: the bodies compiled for calls that run once per statement (once_call), where
-        what a body walks once per call is charged as in a statement."""
+        `once`: the bodies compiled for calls in a paid place (once_call), where what a body
+        walks is paid for by the step that paid for the call."""
         bodies = self._bodies_once if once else self._bodies
         name = func.name
         if name not in bodies:

@@ -36,10 +36,10 @@ class CompileContext:
         self.recursive_procedures = recursive_procedures(self.res, model.procs)
         self.call_weights = call_weights(self.res, model.funcs, self.recursive_functions, MAX_STEPS + 1)
         bodies = [p.decl.body for p in model.procs.values()] + [t.proc.decl.body for t in model.triggers]
-        # A function may be called per item: its body is not paid for, but the items of the
-        # comprehensions written in it are.
         self.flat = Flatness(self.res, model.funcs, self.recursive_functions)
         self.bounded = Bounded(self.res, model.funcs, self.recursive_functions, self._data_number)
+        # A function may be called per item: its body is not paid for, but the items of the
+        # comprehensions written in it are.
         self.paid_walks = paid_walks(bodies, self.flat, [f.decl.body for f in model.funcs.values()])
         # With no `simultaneous` loop anywhere, no decision is ever inside one.
         self.has_simultaneous = any(type(x) is A.For and x.simultaneous for x in syntax_nodes(bodies))
@@ -79,18 +79,21 @@ class CompileContext:
         if kind[0] == "cprop":
             texts = {"id": self.tables.card_ids, "kind": self.tables.card_kinds, "name": self.tables.card_names}
             return name in texts and all(len(v) < FREE_WALK for v in texts[name])
-        values = list(self.tables.card_fields.get(name) or ())
-        for faces in self.tables.face_fields.get(name) or ():
-            values.extend((faces or {}).values())
-        return all(v is None or type(v) in (int, bool) or (type(v) is str and len(v) < FREE_WALK) for v in values)
+        return all(v is None or type(v) in (int, bool) or (type(v) is str and len(v) < FREE_WALK)
+                   for v in self._field_values(name))
 
     def _data_number(self, name: str) -> bool:
         """Is every card's value of field `name` (on every face) a number written in the
         files (not a formula)?"""
+        values = self._field_values(name)
+        return bool(values) and all(v is None or type(v) in (int, bool) for v in values)
+
+    def _field_values(self, name: str) -> list:
+        """Every card's value of field `name`, on every face (a formula as its Formula)."""
         values = list(self.tables.card_fields.get(name) or ())
         for faces in self.tables.face_fields.get(name) or ():
             values.extend((faces or {}).values())
-        return bool(values) and all(v is None or type(v) in (int, bool) for v in values)
+        return values
 
     def prog_ref(self):
         """The tables, for formatters that look names up while the game runs."""

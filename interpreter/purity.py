@@ -173,8 +173,8 @@ def paid_walks(bodies, flat, unpaid=()) -> frozenset:
       costs a step);
     - the body of a light function called from a paid context (closures.once_call).
     A comprehension in a paid context is free when short only when its items are *flat*
-    (`flat`: a Flatness; they walk nothing and call nothing): otherwise it is charged per item, so that what its
-    items walk is paid. Lambdas and the bodies in `unpaid` (functions that may be called per
+    (`flat`: a Flatness; they walk nothing and call nothing): otherwise it is charged per
+    item, so that what its items walk is paid. Lambdas and the bodies in `unpaid` (functions that may be called per
     item) are not paid contexts, but a comprehension written in them is charged per item, so
     its items are."""
     out = set()

@@ -345,7 +345,7 @@ class PyGen(StatementWriter):
             if self.res.types.get(e.right) == ZONE:
                 test = f"({self.name(_in_zone, 'f')}(st, {item}, {self.expr(e.right)}))"
                 return test if op == "in" else f"(not {test})"
-            return f"({item} {op} {self.walk(e, self.expr(e.right), self.always_short(e.right))})"
+            return f"({item} {op} {self.walk(e, self.expr(e.right), self.ctx.always_short(e.right))})"
         lt, rt_ = self.res.types.get(e.left), self.res.types.get(e.right)
         if op in ("==", "!=") and (type(e.left) is A.NoneLit or type(e.right) is A.NoneLit):
             other = e.right if type(e.left) is A.NoneLit else e.left
@@ -452,26 +452,22 @@ class PyGen(StatementWriter):
 
     def walk(self, e, items: str, short: bool = False) -> str:
         """Source of `items` (read once) charged one step per item for e's walk of them
-        (limits.charge); once per statement, only from FREE_WALK items on, the length tested
-        inline (limits.charge_long: a short walk costs no call), or not at all when they are
-        `short` (fewer than FREE_WALK whatever the state, see always_short)."""
+        (limits.charge); in a paid place (closures.is_once), only from FREE_WALK items on, the
+        length tested inline (limits.charge_long: a short walk costs no call), or not at all
+        when they are `short` (fewer than FREE_WALK whatever the state: context.always_short)."""
         span = self.name(e.span, "S")
         if not self.cl.is_once(e):
             return f"{self.name(charge, 'f')}(rt, {items}, {span})"
         if short:
             return items
-        short = self._short_walk(items, span)
-        if short is None:
+        inline = self._short_walk(items, span)
+        if inline is None:
             return f"{self.name(charge_long, 'f')}(rt, {items}, {span})"
-        seq, test = short
+        seq, test = inline
         return f"({seq} if {test} else ())"
 
-    def always_short(self, node) -> bool:
-        """Does node hold fewer than FREE_WALK items whatever the state (context.always_short)?"""
-        return self.ctx.always_short(node)
-
     def _short_walk(self, items: str, span: str, zone: bool = False):
-        """(the items' source, a test) for a walk once per statement: the test reads the length
+        """(the items' source, a test) for a walk in a paid place: the test reads the length
         and charges a long walk (limits.charge_long; it is never false). None where the items
         can be neither bound with `:=` (a comprehension's iterable) nor read twice."""
         if not self._in_iterable and not (self._in_item and _FAST.match(items)):
@@ -489,12 +485,12 @@ class PyGen(StatementWriter):
         its items may be lists or texts, by the size of what it makes; `frozen`: as a tuple."""
         slot = self.res.slots[e]
         span = self.name(e.span, "S")
-        # Once per statement, short: no dearer than the statement (limits.charge_long), tested inline.
+        # In a paid place and short: no dearer than the step that paid (limits.charge_long).
         once = self.cl.is_once(e)
         # An expression never moves cards, so a comprehension can walk a zone's list itself.
-        # Once per statement (outside an iterable) the items are bound to a name first (see
+        # In a paid place (outside an iterable) the items are bound to a name first (see
         # _short_walk), so what they are made of may use `:=` as well.
-        free = once and self.always_short(e.iterable)
+        free = once and self.ctx.always_short(e.iterable)
         items = self._iterable(e.iterable, hoisted=once and not free and not self._in_iterable)
         short = None
         if free:
@@ -592,7 +588,7 @@ class PyGen(StatementWriter):
                     else f"{self.name(bodies, 'B')}[{func.name!r}]"
                 return f"({cost} or {body}(rt, {arglist}))"
             if self.cl.once_call(e, func):
-                # Its body runs once per statement here: written inline, or its own compilation.
+                # Its body is a paid place here: written inline, or its own compilation.
                 with self.cl.once_within(func):
                     inline = self._inline(func, args)
                 if inline is not None:

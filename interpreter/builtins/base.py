@@ -20,7 +20,7 @@ from rulesvm.dsl.primitives import PRIMITIVES
 from rulesvm.dsl.types import ANY
 
 from ..context import NOT_LITERAL, CompileContext
-from ..limits import FREE_WALK, charge, charge_long
+from ..limits import charge_long
 
 IMPLS: dict = {}          # name -> closure maker (Args) -> fn(rt, L)
 INLINE: dict = {}         # name -> (gen, call, args: dict of nodes) -> source | None
@@ -75,14 +75,8 @@ class Args:
         if type(node) is A.Comprehension:
             return xs
         span, pay = self.node.span, self.c.pay(self.node)
-        if pay is charge_long:
-            if self.c.ctx.always_short(node):
-                return xs               # charge_long would charge nothing
-
-            def walked(rt, L):          # charge_long, its length tested here (no call when short)
-                v = xs(rt, L)
-                return v if v is None or len(v) < FREE_WALK else charge(rt, v, span)
-            return walked
+        if pay is charge_long and self.c.ctx.always_short(node):
+            return xs                   # charge_long would charge nothing
         return lambda rt, L: pay(rt, xs(rt, L), span)
 
     def const(self, name: str):

@@ -56,7 +56,7 @@ def _charged(g, e, items) -> str:
     comprehension written in place, charged already for the items it walked (Args.walked)."""
     if type(items) is A.Comprehension:
         return g.consumed(items)
-    return g.walk(e, g.consumed(items), g.always_short(items))
+    return g.walk(e, g.consumed(items), g.ctx.always_short(items))
 
 
 def _builtin_source(g, e, a):
@@ -243,7 +243,7 @@ def _slice_source(g, e, a):
     src = f"st.zones[{g.expr(x)}]" if g.res.types.get(x) == ZONE else g.expr(x)
     # Literal bounds, or a zone of a game of few cards: fewer than FREE_WALK items whatever the state.
     fixed = type(start) is A.IntLit and type(end) is A.IntLit and 0 <= start.value <= end.value < start.value + FREE_WALK
-    return g.walk(e, f"tuple({src}[{g.expr(start)}:{g.expr(end)}])", fixed or g.always_short(x))
+    return g.walk(e, f"tuple({src}[{g.expr(start)}:{g.expr(end)}])", fixed or g.ctx.always_short(x))
 
 
 @implements("slice", inline=_slice_source)
